@@ -1,0 +1,58 @@
+# rnotify build. `make` builds build/rnotifyfs; `make test` runs the suite.
+# Sources are found by wildcard so that each part adds files without
+# touching this file.
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+WARN := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter
+FUSE_CFLAGS := $(shell pkg-config --cflags fuse3)
+FUSE_LIBS := $(shell pkg-config --libs fuse3)
+CPPFLAGS += -D_GNU_SOURCE -Iinclude $(FUSE_CFLAGS)
+LDLIBS += $(FUSE_LIBS) -lpthread
+
+B ?= build
+LIB_SRC := $(wildcard src/*.c src/fs/*.c src/watch/*.c src/deliver/*.c)
+LIB_SRC := $(filter-out src/main.c,$(LIB_SRC))
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+TESTLIB_SRC := $(wildcard tests/lib/*.c)
+TESTLIB_OBJ := $(TESTLIB_SRC:%.c=$(B)/%.o)
+E2E_SRC := $(wildcard tests/e2e/t_*.c)
+E2E_BIN := $(E2E_SRC:tests/e2e/%.c=$(B)/tests/%)
+
+.PHONY: all test unit e2e asan clean check-style
+all: $(B)/rnotifyfs $(UNIT_BIN) $(E2E_BIN)
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/librnotify.a: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/rnotifyfs: $(B)/src/main.o $(B)/librnotify.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/tests/test_%: $(B)/tests/unit/test_%.o $(B)/librnotify.a $(TESTLIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/tests/t_%: $(B)/tests/e2e/t_%.o $(TESTLIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+test: all
+	tests/run-all $(B)
+
+# AddressSanitizer + UBSan build of everything, in its own tree.
+asan:
+	$(MAKE) B=build-asan CC=clang \
+		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+		LDFLAGS="-fsanitize=address,undefined" all
+
+clean:
+	rm -rf build build-asan
+
+-include $(LIB_OBJ:.o=.d) $(B)/src/main.d

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The normalised event: the only type that crosses from the host watcher
+ * (src/watch) to a delivery backend (src/deliver).
+ *
+ * Objects are named by their host identity (st_dev, st_ino) on the backing
+ * store, never by path: paths go stale as soon as a directory is renamed,
+ * identities do not. The watcher knows nothing of FUSE node ids; the
+ * delivery backend asks the passthrough layer which node id (if any) the
+ * client kernel knows for a host identity.
+ */
+#ifndef RNOTIFY_EVENT_H
+#define RNOTIFY_EVENT_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct rn_id {
+	uint64_t dev;
+	uint64_t ino;
+};
+
+static inline bool rn_id_known(const struct rn_id *id)
+{
+	return id->ino != 0;
+}
+
+static inline bool rn_id_equal(const struct rn_id *a, const struct rn_id *b)
+{
+	return a->dev == b->dev && a->ino == b->ino;
+}
+
+enum rn_event_kind {
+	RN_EV_CREATE,		/* name appeared in dir */
+	RN_EV_DELETE,		/* name left dir */
+	RN_EV_MOVE,		/* (dir, name) became (dir2, name2) */
+	RN_EV_MODIFY,		/* content of obj (dir/name) changed */
+	RN_EV_ATTRIB,		/* metadata of obj (dir/name) changed */
+	RN_EV_CLOSE_WRITE,	/* a writer of obj (dir/name) closed it */
+	RN_EV_OVERFLOW,		/* the host queue overflowed: events lost */
+};
+
+/*
+ * Field use by kind:
+ *   CREATE, DELETE:      dir, name, isdir; obj when the host could name it
+ *   MOVE:                dir, name (from), dir2, name2 (to), isdir, obj
+ *   MODIFY, ATTRIB,
+ *   CLOSE_WRITE:         obj; dir and name when the host reported them
+ *                        (an event on the export root has no dir)
+ *   OVERFLOW:            nothing
+ * Unused ids are zero, unused names empty.
+ */
+struct rn_event {
+	enum rn_event_kind kind;
+	bool isdir;
+	struct rn_id obj;
+	struct rn_id dir;
+	struct rn_id dir2;
+	char name[NAME_MAX + 1];
+	char name2[NAME_MAX + 1];
+};
+
+const char *rn_event_kind_name(enum rn_event_kind kind);
+
+#endif

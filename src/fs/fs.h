@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The passthrough file system: libfuse low-level ops that serve a backing
+ * directory. Public interface used by main.c and by delivery backends.
+ *
+ * The passthrough knows nothing of delivery. It asks one question of the
+ * outside world, through the gate below, for requests that might be a
+ * replay: "is this request yours, and what is its answer?" Everything else
+ * it serves from the backing store.
+ *
+ * Node ids are the kernel's names for our inodes. Host ids (struct rn_id,
+ * st_dev + st_ino on the backing store) are the watcher's. The inode table
+ * maps both ways.
+ */
+#ifndef RNOTIFY_FS_H
+#define RNOTIFY_FS_H
+
+#define FUSE_USE_VERSION 34
+#include <fuse_lowlevel.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "../event.h"
+
+struct fs;
+
+/* Requests the gate is asked about, and only when they carry these ops. */
+enum fs_gate_op {
+	FS_GATE_LOOKUP,		/* parent, name */
+	FS_GATE_MKNOD,		/* parent, name (mknod of a regular file) */
+	FS_GATE_MKDIR,		/* parent, name */
+	FS_GATE_UNLINK,		/* parent, name */
+	FS_GATE_RMDIR,		/* parent, name */
+	FS_GATE_RENAME,		/* parent, name, newparent, newname, flags */
+	FS_GATE_SETATTR,	/* nodeid (any setattr) */
+	FS_GATE_OPEN,		/* nodeid */
+	FS_GATE_WRITE,		/* nodeid */
+};
+
+struct fs_gate_query {
+	enum fs_gate_op op;
+	pid_t tid;		/* fuse_req_ctx(req)->pid: the caller's thread */
+	uint64_t parent;	/* node id */
+	const char *name;
+	uint64_t newparent;	/* node id, RENAME only */
+	const char *newname;	/* RENAME only */
+	unsigned int flags;	/* RENAME only */
+	uint64_t nodeid;	/* SETATTR, OPEN, WRITE */
+};
+
+enum fs_gate_verdict {
+	/* Not the gate's request: serve it normally. */
+	FS_GATE_PASS,
+	/* Reply with error answer.err; change nothing. */
+	FS_GATE_ERR,
+	/*
+	 * LOOKUP: reply with the node the client was last shown under
+	 * (parent, name) if it still has one, else with an entry built from
+	 * answer.st (a "ghost" when the backing object is gone).
+	 * MKNOD, MKDIR: reply with an entry for the backing object
+	 * (parent, name) if it exists and has inode answer.st.st_ino, else a
+	 * ghost built from answer.st.
+	 * UNLINK, RMDIR, RENAME: reply success and update what the client has
+	 * been shown; the backing store is not touched.
+	 * SETATTR: reply the node's current attributes; change nothing.
+	 * WRITE: reply that all bytes were written; write nothing.
+	 */
+	FS_GATE_ANSWER,
+	/* OPEN: open normally, but with direct_io so writes come to us. */
+	FS_GATE_OPEN_DIRECT,
+};
+
+struct fs_gate_answer {
+	enum fs_gate_verdict verdict;
+	int err;
+	struct stat st;
+};
+
+typedef void (*fs_gate_fn)(void *arg, const struct fs_gate_query *q,
+			   struct fs_gate_answer *a);
+
+struct fs_config {
+	const char *backing;	/* path of the exported directory */
+	double entry_timeout;	/* seconds the kernel may cache names */
+	double attr_timeout;	/* seconds the kernel may cache attributes */
+	bool debug;
+};
+
+/* Opens the backing directory; NULL with errno set on failure. */
+struct fs *fs_new(const struct fs_config *cfg);
+void fs_destroy(struct fs *fs);
+
+/* The low-level ops table; userdata for fuse_session_new() is the fs. */
+const struct fuse_lowlevel_ops *fs_ops(void);
+
+/* Needed for invalidations: set once the session exists. */
+void fs_set_session(struct fs *fs, struct fuse_session *se);
+
+/* Installs the gate; without one every request is served normally. */
+void fs_set_gate(struct fs *fs, fs_gate_fn fn, void *arg);
+
+/*
+ * Called before the passthrough itself changes (dir, name) on the backing
+ * store, so that a watcher which cannot filter by pid (inotify) can skip
+ * the resulting host event. Optional.
+ */
+typedef void (*fs_change_fn)(void *arg, const struct rn_id *dir,
+			     const char *name);
+void fs_set_change_hook(struct fs *fs, fs_change_fn fn, void *arg);
+
+/* The export root, open O_PATH|O_DIRECTORY on the backing store. */
+int fs_backing_fd(const struct fs *fs);
+
+/*
+ * The node id and generation the kernel knows for a host object; false if
+ * the kernel holds no reference to it (it was never looked up, or it has
+ * been forgotten). The root is FUSE_ROOT_ID.
+ */
+bool fs_node_of(struct fs *fs, const struct rn_id *id, uint64_t *nodeid,
+		uint32_t *generation);
+
+/* The host id behind a node id; false if unknown. */
+bool fs_id_of(struct fs *fs, uint64_t nodeid, struct rn_id *id);
+
+/*
+ * Was the client shown (parent, name), and as which node? A positive
+ * answer means the kernel may hold a dentry for it.
+ */
+bool fs_name_shown(struct fs *fs, uint64_t parent, const char *name,
+		   uint64_t *nodeid);
+
+/*
+ * Cache coherence, called from outside FUSE request handlers only (they
+ * write to /dev/fuse and the kernel may take inode locks).
+ * Return 0 or a negative errno (-ENOENT when the kernel never knew it).
+ */
+int fs_inval_inode(struct fs *fs, uint64_t nodeid);
+int fs_inval_entry(struct fs *fs, uint64_t parent, const char *name);
+
+/*
+ * Maps a host file handle (as fanotify reports it) of a directory the
+ * client knows to its host id, even after the directory has been removed
+ * from the backing store. False if it was never known.
+ */
+bool fs_resolve_dir_handle(struct fs *fs, const void *handle, size_t len,
+			   int type, struct rn_id *id);
+
+#endif

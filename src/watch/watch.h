@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The host-side watcher: reports changes to the backing store that this
+ * process did not make, as normalised events (src/event.h).
+ *
+ * It prefers one fanotify filesystem mark with file handles and the pid of
+ * the changer (own changes dropped by pid), scoped to the export subtree,
+ * and falls back to recursive inotify where fanotify is refused. It knows
+ * nothing of FUSE.
+ */
+#ifndef RNOTIFY_WATCH_H
+#define RNOTIFY_WATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../event.h"
+
+struct watch;
+
+enum watch_backend {
+	WATCH_AUTO,		/* fanotify, else inotify */
+	WATCH_FANOTIFY,
+	WATCH_INOTIFY,
+};
+
+/*
+ * Resolves a directory file handle that open_by_handle_at() can no longer
+ * decode (the directory is gone). Optional.
+ */
+typedef bool (*watch_resolve_fn)(void *arg, const void *handle, size_t len,
+				 int type, struct rn_id *id);
+
+typedef void (*watch_emit_fn)(void *arg, const struct rn_event *ev);
+
+struct watch_config {
+	int backing_fd;		/* O_PATH|O_DIRECTORY fd of the export root */
+	enum watch_backend backend;
+	watch_resolve_fn resolve;
+	void *resolve_arg;
+};
+
+/* NULL with errno set and a message on stderr on failure. */
+struct watch *watch_open(const struct watch_config *cfg);
+void watch_close(struct watch *w);
+
+/* Which backend was chosen: "fanotify" or "inotify". */
+const char *watch_backend_name(const struct watch *w);
+
+/* Poll this for POLLIN. */
+int watch_fd(const struct watch *w);
+
+/*
+ * Reads what is ready without blocking and emits each event in host order.
+ * Returns the number emitted, or -1 with errno set on a fatal error.
+ */
+int watch_read(struct watch *w, watch_emit_fn emit, void *arg);
+
+/*
+ * inotify fallback only: the passthrough is about to change (dir, name)
+ * itself; the matching host event is not reported. fanotify ignores this
+ * (it filters by pid).
+ */
+void watch_expect_own(struct watch *w, const struct rn_id *dir,
+		      const char *name);
+
+#endif
