@@ -29,8 +29,9 @@ struct fs;
 /* Requests the gate is asked about, and only when they carry these ops. */
 enum fs_gate_op {
 	FS_GATE_LOOKUP,		/* parent, name */
-	FS_GATE_MKNOD,		/* parent, name (mknod of a regular file) */
+	FS_GATE_MKNOD,		/* parent, name (mknod of any type) */
 	FS_GATE_MKDIR,		/* parent, name */
+	FS_GATE_SYMLINK,	/* parent, name */
 	FS_GATE_UNLINK,		/* parent, name */
 	FS_GATE_RMDIR,		/* parent, name */
 	FS_GATE_RENAME,		/* parent, name, newparent, newname, flags */
@@ -59,9 +60,10 @@ enum fs_gate_verdict {
 	 * LOOKUP: reply with the node the client was last shown under
 	 * (parent, name) if it still has one, else with an entry built from
 	 * answer.st (a "ghost" when the backing object is gone).
-	 * MKNOD, MKDIR: reply with an entry for the backing object
-	 * (parent, name) if it exists and has inode answer.st.st_ino, else a
-	 * ghost built from answer.st.
+	 * MKNOD, MKDIR, SYMLINK: reply with an entry for the backing object
+	 * (parent, name) if it exists, has the file type of answer.st and
+	 * (when answer.st.st_ino is not 0) that inode number; else a ghost
+	 * built from answer.st (st_ino 0: a fresh ghost of its own).
 	 * UNLINK, RMDIR, RENAME: reply success and update what the client has
 	 * been shown; the backing store is not touched.
 	 * SETATTR: reply the node's current attributes; change nothing.
@@ -120,6 +122,13 @@ int fs_backing_fd(const struct fs *fs);
  */
 bool fs_node_of(struct fs *fs, const struct rn_id *id, uint64_t *nodeid,
 		uint32_t *generation);
+
+/*
+ * fstatat() of (parent node, name) on the backing store, without following
+ * a symlink: 0 or a negative errno.
+ */
+int fs_backing_statat(struct fs *fs, uint64_t parent, const char *name,
+		      struct stat *st);
 
 /* The host id behind a node id; false if unknown. */
 bool fs_id_of(struct fs *fs, uint64_t nodeid, struct rn_id *id);
