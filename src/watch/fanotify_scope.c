@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Scope filter of the fanotify backend.
+ *
+ * A handle is decoded with open_by_handle_at(root_fd, O_PATH) and its
+ * place is decided by walking up with openat("..") until the export root's
+ * (dev, ino) or the top of the mount is met. The walk compares identities,
+ * not path strings, so a name with a newline, a " (deleted)" suffix from
+ * /proc or a bind mount elsewhere cannot fool it, and it never follows a
+ * symlink (".." is never one). Answers are cached by handle (dir_cache),
+ * negative ones too. A directory renamed into or out of the export
+ * invalidates the cache (the caller clears it).
+ *
+ * A handle the kernel can no longer decode (ESTALE: directory removed) is
+ * offered to cfg->resolve, which knows every directory the client saw;
+ * those are inside by construction.
+ *
+ * Limitation: an uncached directory is placed by where it is now, not
+ * where it was when the event happened; an event queued just before its
+ * directory moved out of the export can be dropped, and one queued just
+ * before it moved in can be emitted before the CREATE of the directory.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fanotify_scope.h"
+#include "watch_backend.h"
+
+/* Deeper than any real tree; a bound so a corrupt fs cannot loop us. */
+#define FAN_SCOPE_MAX_DEPTH 4096
+#define FAN_SCOPE_CACHE 4096
+
+int watch_fd_id(int fd, struct rn_id *id)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -1;
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+	return 0;
+}
+
+int fan_scope_init(struct fan_scope *s, const struct watch_config *cfg)
+{
+	memset(s, 0, sizeof(*s));
+	s->root_fd = cfg->backing_fd;
+	s->resolve = cfg->resolve;
+	s->resolve_arg = cfg->resolve_arg;
+	if (watch_fd_id(s->root_fd, &s->root) < 0)
+		return -1;
+	s->cache = dir_cache_new(FAN_SCOPE_CACHE);
+	if (!s->cache) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+void fan_scope_fini(struct fan_scope *s)
+{
+	dir_cache_free(s->cache);
+	s->cache = NULL;
+}
+
+/* Opens the object of a handle as O_PATH, or -1. */
+static int fan_scope_open(struct fan_scope *s, const struct fan_fid *fid)
+{
+	union {
+		struct file_handle fh;
+		unsigned char buf[sizeof(struct file_handle) +
+				  FAN_DECODE_MAX_HANDLE];
+	} u;
+
+	u.fh.handle_bytes = fid->len;
+	u.fh.handle_type = fid->type;
+	memcpy(u.fh.f_handle, fid->handle, fid->len);
+	return open_by_handle_at(s->root_fd, &u.fh, O_PATH | O_CLOEXEC);
+}
+
+/* Walks up from fd (consumed) to the root of its mount. */
+static bool fan_scope_walk(struct fan_scope *s, int fd)
+{
+	struct rn_id cur, up;
+	int depth, parent;
+
+	if (watch_fd_id(fd, &cur) < 0)
+		goto out;
+	for (depth = 0; depth < FAN_SCOPE_MAX_DEPTH; depth++) {
+		if (rn_id_equal(&cur, &s->root)) {
+			close(fd);
+			return true;
+		}
+		parent = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		close(fd);
+		fd = parent;
+		if (fd < 0 || watch_fd_id(fd, &up) < 0)
+			break;
+		if (rn_id_equal(&up, &cur))
+			break;		/* ".." of a mount root is itself */
+		cur = up;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	return false;
+}
+
+bool fan_scope_dir(struct fan_scope *s, const struct fan_fid *fid,
+		   struct rn_id *id)
+{
+	bool inside;
+	int fd;
+
+	if (!fid->present)
+		return false;
+	if (dir_cache_get(s->cache, fid->type, fid->handle, fid->len, id,
+			  &inside))
+		return inside;
+	fd = fan_scope_open(s, fid);
+	if (fd >= 0) {
+		if (watch_fd_id(fd, id) < 0) {
+			close(fd);
+			return false;
+		}
+		inside = fan_scope_walk(s, fd);
+	} else if (s->resolve && s->resolve(s->resolve_arg, fid->handle,
+					    fid->len, fid->type, id)) {
+		inside = true;
+	} else {
+		return false;	/* gone and unknown: nothing to cache */
+	}
+	dir_cache_put(s->cache, fid->type, fid->handle, fid->len, id, inside);
+	return inside;
+}
+
+bool fan_scope_obj(struct fan_scope *s, const struct fan_fid *fid,
+		   struct rn_id *id)
+{
+	int fd;
+	bool ok;
+
+	if (!fid->present)
+		return false;
+	fd = fan_scope_open(s, fid);
+	if (fd < 0)
+		return false;
+	ok = watch_fd_id(fd, id) == 0;
+	close(fd);
+	return ok;
+}

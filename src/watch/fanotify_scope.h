@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * "Is this directory handle inside the export, and what is its host id?"
+ * for the fanotify backend, whose filesystem mark sees the whole file
+ * system.
+ */
+#ifndef RNOTIFY_FANOTIFY_SCOPE_H
+#define RNOTIFY_FANOTIFY_SCOPE_H
+
+#include <stdbool.h>
+
+#include "dir_cache.h"
+#include "fanotify_decode.h"
+#include "watch.h"
+
+struct fan_scope {
+	int root_fd;		/* the export root (not owned) */
+	struct rn_id root;
+	struct dir_cache *cache;
+	watch_resolve_fn resolve;
+	void *resolve_arg;
+};
+
+int fan_scope_init(struct fan_scope *s, const struct watch_config *cfg);
+void fan_scope_fini(struct fan_scope *s);
+
+/* True, with *id, if fid names a directory in the export (or its root). */
+bool fan_scope_dir(struct fan_scope *s, const struct fan_fid *fid,
+		   struct rn_id *id);
+
+/* Host id of any object's handle; false if it cannot be decoded. */
+bool fan_scope_obj(struct fan_scope *s, const struct fan_fid *fid,
+		   struct rn_id *id);
+
+#endif

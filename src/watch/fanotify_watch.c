@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fanotify backend: one FAN_MARK_FILESYSTEM mark on the backing store's
+ * file system, reporting directory handle + name, the target's handle and
+ * the changer's pid. Records are decoded by fanotify_decode.c, filtered
+ * (own pid first: it is free; then the export scope, fanotify_scope.c) and
+ * turned into normalised events in host order.
+ *
+ * The kernel may merge several events on the same object and name into
+ * one record (mask bits OR-ed); such a record is emitted in the fixed
+ * order CREATE, MODIFY, ATTRIB, CLOSE_WRITE, DELETE, which is the order of
+ * a create-write-close-unlink life. FAN_RENAME records are never merged.
+ *
+ * Owned by one thread (the caller of fan_watch_read); nothing blocks.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <unistd.h>
+
+#include "fanotify_decode.h"
+#include "fanotify_scope.h"
+#include "watch_backend.h"
+
+#define FAN_INIT_FLAGS (FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK | \
+			FAN_REPORT_DFID_NAME | FAN_REPORT_FID | \
+			FAN_REPORT_TARGET_FID)
+#define FAN_SELF_EVENTS (FAN_MODIFY | FAN_ATTRIB | FAN_CLOSE_WRITE)
+#define FAN_WATCH_MASK (FAN_CREATE | FAN_DELETE | FAN_RENAME | \
+			FAN_SELF_EVENTS | FAN_ONDIR)
+/* Reads per fan_watch_read call, so one busy fs cannot starve the caller. */
+#define FAN_READS_PER_CALL 16
+
+struct fan_watch {
+	int fd;
+	pid_t pid;		/* getpid() at open */
+	pid_t pid_now;		/* getpid() at this read */
+	struct fan_scope scope;
+	watch_emit_fn emit;
+	void *arg;
+	int emitted;
+	unsigned int errors;
+	/* Records arrive 8-byte aligned from read(2). */
+	unsigned char buf[65536] __attribute__((aligned(8)));
+};
+
+struct fan_watch *fan_watch_open(const struct watch_config *cfg)
+{
+	struct fan_watch *w = calloc(1, sizeof(*w));
+	int err;
+
+	if (!w)
+		return NULL;
+	w->pid = getpid();
+	if (fan_scope_init(&w->scope, cfg) < 0)
+		goto fail;
+	w->fd = fanotify_init(FAN_INIT_FLAGS, O_RDONLY | O_CLOEXEC);
+	if (w->fd < 0)
+		goto fail_scope;
+	if (fanotify_mark(w->fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+			  FAN_WATCH_MASK, cfg->backing_fd, NULL) < 0)
+		goto fail_fd;
+	return w;
+fail_fd:
+	err = errno;
+	close(w->fd);
+	errno = err;
+fail_scope:
+	err = errno;
+	fan_scope_fini(&w->scope);
+	errno = err;
+fail:
+	err = errno;
+	free(w);
+	errno = err;
+	return NULL;
+}
+
+void fan_watch_close(struct fan_watch *w)
+{
+	if (!w)
+		return;
+	close(w->fd);
+	fan_scope_fini(&w->scope);
+	free(w);
+}
+
+int fan_watch_fd(const struct fan_watch *w)
+{
+	return w->fd;
+}
+
+static void fan_emit(struct fan_watch *w, struct rn_event *ev,
+		     enum rn_event_kind kind)
+{
+	ev->kind = kind;
+	w->emit(w->arg, ev);
+	w->emitted++;
+}
+
+static void fan_name_copy(char *dst, const char *name)
+{
+	/* The decoder guarantees 1..NAME_MAX bytes. */
+	if (name && strcmp(name, ".") != 0)
+		strcpy(dst, name);
+}
+
+/* FAN_RENAME: MOVE inside, CREATE moving in, DELETE moving out. */
+static void fan_rename(struct fan_watch *w, const struct fan_record *rec,
+		       struct rn_event *ev)
+{
+	bool from, to;
+
+	from = fan_scope_dir(&w->scope, &rec->old, &ev->dir);
+	to = fan_scope_dir(&w->scope, &rec->new, &ev->dir2);
+	if (!rec->old.name || !rec->new.name)
+		return;
+	fan_scope_obj(&w->scope, &rec->fid, &ev->obj);
+	fan_name_copy(ev->name, rec->old.name);
+	fan_name_copy(ev->name2, rec->new.name);
+	if (from && to) {
+		fan_emit(w, ev, RN_EV_MOVE);
+	} else if (from) {
+		memset(&ev->dir2, 0, sizeof(ev->dir2));
+		ev->name2[0] = '\0';
+		fan_emit(w, ev, RN_EV_DELETE);
+	} else if (to) {
+		ev->dir = ev->dir2;
+		strcpy(ev->name, ev->name2);
+		memset(&ev->dir2, 0, sizeof(ev->dir2));
+		ev->name2[0] = '\0';
+		fan_emit(w, ev, RN_EV_CREATE);
+	}
+	/* Everything below a moved directory may have changed sides. */
+	if (ev->isdir)
+		dir_cache_clear(w->scope.cache);
+}
+
+/*
+ * Fills dir/name/obj of a non-rename record; false if it is outside.
+ * A "." name means the event is on the directory itself; an event on the
+ * export root is reported through its parent, which is outside: keep it
+ * as an event on obj = root with no dir.
+ */
+static bool fan_place(struct fan_watch *w, const struct fan_record *rec,
+		      struct rn_event *ev)
+{
+	bool self_dir = rec->dfid.name && strcmp(rec->dfid.name, ".") == 0;
+	struct rn_id dir;
+
+	if (!fan_scope_dir(&w->scope, &rec->dfid, &dir)) {
+		if (!(rec->mask & FAN_SELF_EVENTS) ||
+		    !fan_scope_obj(&w->scope, &rec->fid, &ev->obj) ||
+		    !rn_id_equal(&ev->obj, &w->scope.root))
+			return false;
+		return true;
+	}
+	if (self_dir) {
+		ev->obj = dir;
+		return true;
+	}
+	ev->dir = dir;
+	fan_name_copy(ev->name, rec->dfid.name);
+	fan_scope_obj(&w->scope, &rec->fid, &ev->obj);
+	return true;
+}
+
+static void fan_record(void *arg, const struct fan_record *rec)
+{
+	struct fan_watch *w = arg;
+	struct rn_event ev;
+
+	if (rec->fd >= 0)
+		close(rec->fd);	/* never with FID reporting; be safe */
+	if (rec->pid == w->pid || rec->pid == w->pid_now)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	if (rec->mask & FAN_Q_OVERFLOW) {
+		fan_emit(w, &ev, RN_EV_OVERFLOW);
+		return;
+	}
+	ev.isdir = rec->mask & FAN_ONDIR;
+	if (rec->mask & FAN_RENAME) {
+		fan_rename(w, rec, &ev);
+		return;
+	}
+	if (!fan_place(w, rec, &ev))
+		return;
+	if ((rec->mask & (FAN_CREATE | FAN_DELETE)) && !ev.name[0])
+		return;		/* a dirent event needs a name */
+	if (rec->mask & FAN_CREATE)
+		fan_emit(w, &ev, RN_EV_CREATE);
+	if (rec->mask & FAN_MODIFY)
+		fan_emit(w, &ev, RN_EV_MODIFY);
+	if (rec->mask & FAN_ATTRIB)
+		fan_emit(w, &ev, RN_EV_ATTRIB);
+	if (rec->mask & FAN_CLOSE_WRITE)
+		fan_emit(w, &ev, RN_EV_CLOSE_WRITE);
+	if (rec->mask & FAN_DELETE)
+		fan_emit(w, &ev, RN_EV_DELETE);
+}
+
+int fan_watch_read(struct fan_watch *w, watch_emit_fn emit, void *arg)
+{
+	ssize_t n;
+	int i;
+
+	w->emit = emit;
+	w->arg = arg;
+	w->emitted = 0;
+	w->pid_now = getpid();
+	for (i = 0; i < FAN_READS_PER_CALL; i++) {
+		n = read(w->fd, w->buf, sizeof(w->buf));
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			break;
+		if (n < 0)
+			return -1;
+		fan_decode(w->buf, (size_t)n, fan_record, w, &w->errors);
+	}
+	return w->emitted;
+}

@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * inotify backend: one watch per directory of the export, added at open
+ * and on every new directory.
+ *
+ * Objects: w->dirs maps wd -> directory (ino_dirs.c); a directory moved
+ * out of the export is marked gone (with its subtree) and its watches
+ * removed; its entries go when IN_IGNORED arrives. Directories are opened
+ * with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) from the export
+ * root and watched through /proc/self/fd/N, so no symlink is ever
+ * followed out of the export (IN_DONT_FOLLOW cannot be used: it would
+ * watch the /proc magic link itself; the openat2 flags give the same
+ * guarantee for every component, not only the last).
+ *
+ * New directories: entries that arrived before the watch did are found
+ * by a scan and reported as CREATE. Names so reported are remembered in
+ * w->scanned until the next time the queue is drained (EAGAIN), so the
+ * queued IN_CREATE of an entry found by the scan is not reported twice:
+ * everything queued before the scan has been read by then.
+ *
+ * Renames: IN_MOVED_FROM is held in w->from until the next record; an
+ * IN_MOVED_TO with its cookie makes one MOVE. If the buffer ends, the
+ * next read decides; if nothing more is queued, it was a move out of the
+ * export (DELETE). An unpaired IN_MOVED_TO is a move in (CREATE).
+ *
+ * Own changes: inotify cannot tell who changed a file, so the server
+ * announces its own (watch_expect_own, own_expect.c). Those are added by
+ * FUSE worker threads: expect_lock protects w->expect, and is the only
+ * state shared with them. Everything else belongs to the reading thread.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "ino_dirs.h"
+#include "inotify_decode.h"
+#include "own_expect.h"
+#include "watch_backend.h"
+
+#define INO_MASK (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | \
+		  IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_DELETE_SELF | \
+		  IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK)
+#define INO_SELF_EVENTS (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE)
+#define INO_SCANNED_MAX 1024
+#define INO_BUF 65536
+
+struct ino_name {
+	int wd;
+	uint32_t cookie;
+	bool isdir;
+	char name[NAME_MAX + 1];
+};
+
+struct ino_watch {
+	int fd;
+	int root_fd;		/* not owned */
+	int root_wd;
+	struct ino_dirs dirs;
+	pthread_mutex_t expect_lock;
+	struct own_expect expect;
+	bool from_set;
+	struct ino_name from;	/* a held IN_MOVED_FROM */
+	size_t nscanned;
+	struct ino_name scanned[INO_SCANNED_MAX];
+	watch_emit_fn emit;
+	void *arg;
+	int emitted;
+	unsigned int errors;
+	struct ino_record recs[INO_BUF / sizeof(struct inotify_event)];
+	char buf[INO_BUF] __attribute__((aligned(8)));
+};
+
+static int ino_add_dir(struct ino_watch *w, int parent_wd, const char *rel,
+		       const char *name, bool report);
+
+static int ino_open_rel(struct ino_watch *w, const char *rel)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+	};
+
+	return (int)syscall(SYS_openat2, w->root_fd, rel, &how, sizeof(how));
+}
+
+static void ino_emit(struct ino_watch *w, struct rn_event *ev,
+		     enum rn_event_kind kind)
+{
+	ev->kind = kind;
+	w->emit(w->arg, ev);
+	w->emitted++;
+}
+
+static bool ino_own(struct ino_watch *w, const struct rn_id *dir,
+		    const char *name)
+{
+	bool own;
+
+	pthread_mutex_lock(&w->expect_lock);
+	own = own_expect_consume(&w->expect, dir, name);
+	pthread_mutex_unlock(&w->expect_lock);
+	return own;
+}
+
+static void ino_scanned_add(struct ino_watch *w, int wd, const char *name)
+{
+	if (w->nscanned == INO_SCANNED_MAX)
+		return;		/* worst case: a duplicate CREATE */
+	w->scanned[w->nscanned].wd = wd;
+	strcpy(w->scanned[w->nscanned].name, name);
+	w->nscanned++;
+}
+
+static bool ino_scanned_consume(struct ino_watch *w, int wd, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < w->nscanned; i++) {
+		if (w->scanned[i].wd == wd &&
+		    strcmp(w->scanned[i].name, name) == 0) {
+			w->scanned[i] = w->scanned[--w->nscanned];
+			return true;
+		}
+	}
+	return false;
+}
+
+/* rel + "/" + name, or name under the root; NULL if too long. */
+static char *ino_join(const char *rel, const char *name)
+{
+	char *p;
+
+	if (strcmp(rel, ".") == 0)
+		return strdup(name);
+	if (asprintf(&p, "%s/%s", rel, name) < 0)
+		return NULL;
+	return p;
+}
+
+/* One entry found in a new directory: report it, descend into dirs. */
+static void ino_scan_entry(struct ino_watch *w, int dfd, int wd,
+			   const struct rn_id *dir, const char *rel,
+			   const char *name, bool report)
+{
+	struct rn_event ev;
+	struct stat st;
+	char *sub;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;		/* already gone again: its DELETE is queued */
+	if (report) {
+		memset(&ev, 0, sizeof(ev));
+		ev.dir = *dir;
+		strcpy(ev.name, name);
+		ev.isdir = S_ISDIR(st.st_mode);
+		ev.obj.dev = st.st_dev;
+		ev.obj.ino = st.st_ino;
+		ino_scanned_add(w, wd, name);
+		if (!ino_own(w, dir, name))
+			ino_emit(w, &ev, RN_EV_CREATE);
+	}
+	if (!S_ISDIR(st.st_mode))
+		return;
+	sub = ino_join(rel, name);
+	if (sub)
+		ino_add_dir(w, wd, sub, name, report);
+	free(sub);
+}
+
+static void ino_scan(struct ino_watch *w, int fd, int wd,
+		     const struct rn_id *dir, const char *rel, bool report)
+{
+	struct dirent *de;
+	DIR *d;
+	int dfd;
+
+	dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		ino_scan_entry(w, dirfd(d), wd, dir, rel, de->d_name, report);
+	}
+	closedir(d);
+}
+
+/*
+ * Watches the directory at rel (named name in parent_wd) and everything
+ * below it; report: emit CREATE for what is found there. Returns the wd.
+ */
+static int ino_add_dir(struct ino_watch *w, int parent_wd, const char *rel,
+		       const char *name, bool report)
+{
+	char proc[64];
+	struct rn_id id;
+	int fd, wd = -1;
+
+	fd = ino_open_rel(w, rel);
+	if (fd < 0)
+		return -1;	/* gone, or a symlink now: nothing to watch */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (watch_fd_id(fd, &id) < 0)
+		goto out;
+	wd = inotify_add_watch(w->fd, proc, INO_MASK);
+	if (wd < 0) {
+		fprintf(stderr, "rnotify: inotify watch on %s: %s\n", rel,
+			strerror(errno));
+		goto out;
+	}
+	if (ino_dirs_set(&w->dirs, wd, parent_wd, &id, name) < 0) {
+		inotify_rm_watch(w->fd, wd);
+		wd = -1;
+		goto out;
+	}
+	ino_scan(w, fd, wd, &id, rel, report);
+out:
+	close(fd);
+	return wd;
+}
+
+/* Host id of name in the directory wd, for events that did not carry it. */
+static void ino_obj(struct ino_watch *w, int wd, const char *name,
+		    struct rn_id *obj)
+{
+	char rel[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	if (!ino_dirs_path(&w->dirs, wd, rel, sizeof(rel)))
+		return;
+	fd = ino_open_rel(w, rel);
+	if (fd < 0)
+		return;
+	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		obj->dev = st.st_dev;
+		obj->ino = st.st_ino;
+	}
+	close(fd);
+}
+
+/* A directory arrived under wd (mkdir: report its contents; move: not). */
+static void ino_dir_arrived(struct ino_watch *w, int wd, const char *name,
+			    bool report)
+{
+	char rel[PATH_MAX];
+	char *sub;
+
+	if (!ino_dirs_path(&w->dirs, wd, rel, sizeof(rel)))
+		return;
+	sub = ino_join(rel, name);
+	if (sub)
+		ino_add_dir(w, wd, sub, name, report);
+	free(sub);
+}
+
+static void ino_forget_one(void *arg, int wd)
+{
+	struct ino_watch *w = arg;
+	struct ino_dir *d = ino_dirs_find(&w->dirs, wd);
+
+	if (d)
+		d->gone = true;
+	inotify_rm_watch(w->fd, wd);
+}
+
+/* The directory name in wd left the export: stop watching its subtree. */
+static void ino_dir_left(struct ino_watch *w, int wd, const char *name)
+{
+	struct ino_dir *d = ino_dirs_child(&w->dirs, wd, name);
+
+	if (!d)
+		return;
+	ino_dirs_each_below(&w->dirs, d->wd, ino_forget_one, w);
+	ino_forget_one(w, d->wd);
+}
+
+static struct ino_dir *ino_live_dir(struct ino_watch *w, int wd)
+{
+	struct ino_dir *d = ino_dirs_find(&w->dirs, wd);
+
+	return d && !d->gone ? d : NULL;
+}
+
+/* The held IN_MOVED_FROM had no partner: it moved out of the export. */
+static void ino_from_flush(struct ino_watch *w)
+{
+	struct ino_dir *d = ino_live_dir(w, w->from.wd);
+	struct rn_event ev;
+
+	w->from_set = false;
+	if (!d)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.dir = d->id;
+	ev.isdir = w->from.isdir;
+	strcpy(ev.name, w->from.name);
+	if (ev.isdir)
+		ino_dir_left(w, w->from.wd, w->from.name);
+	if (!ino_own(w, &ev.dir, ev.name))
+		ino_emit(w, &ev, RN_EV_DELETE);
+}
+
+static void ino_move(struct ino_watch *w, const struct ino_record *to)
+{
+	struct ino_dir *from = ino_live_dir(w, w->from.wd);
+	struct ino_dir *dst = ino_live_dir(w, to->wd), *c;
+	struct rn_event ev;
+	bool own;
+
+	w->from_set = false;
+	memset(&ev, 0, sizeof(ev));
+	ev.dir = from->id;
+	ev.dir2 = dst->id;
+	ev.isdir = w->from.isdir;
+	strcpy(ev.name, w->from.name);
+	strcpy(ev.name2, to->name);
+	ino_obj(w, to->wd, to->name, &ev.obj);
+	if (ev.isdir) {
+		c = ino_dirs_child(&w->dirs, w->from.wd, w->from.name);
+		if (c)
+			ino_dirs_set(&w->dirs, c->wd, to->wd, &c->id,
+				     to->name);
+		else
+			ino_dir_arrived(w, to->wd, to->name, false);
+	}
+	own = ino_own(w, &ev.dir, ev.name);
+	own = ino_own(w, &ev.dir2, ev.name2) || own;
+	if (!own)
+		ino_emit(w, &ev, RN_EV_MOVE);
+}
+
+/* An event on a watched directory itself: only the root's are news. */
+static void ino_self(struct ino_watch *w, const struct ino_record *r,
+		     const struct ino_dir *d)
+{
+	struct rn_event ev;
+
+	if (r->wd != w->root_wd)
+		return;		/* its parent's watch reported it by name */
+	memset(&ev, 0, sizeof(ev));
+	ev.obj = d->id;
+	ev.isdir = true;
+	if (r->mask & IN_MODIFY)
+		ino_emit(w, &ev, RN_EV_MODIFY);
+	if (r->mask & IN_ATTRIB)
+		ino_emit(w, &ev, RN_EV_ATTRIB);
+	if (r->mask & IN_CLOSE_WRITE)
+		ino_emit(w, &ev, RN_EV_CLOSE_WRITE);
+}
+
+static enum rn_event_kind ino_kind(uint32_t mask)
+{
+	if (mask & (IN_CREATE | IN_MOVED_TO))
+		return RN_EV_CREATE;
+	if (mask & IN_DELETE)
+		return RN_EV_DELETE;
+	if (mask & IN_MODIFY)
+		return RN_EV_MODIFY;
+	if (mask & IN_ATTRIB)
+		return RN_EV_ATTRIB;
+	return RN_EV_CLOSE_WRITE;
+}
+
+static void ino_named(struct ino_watch *w, const struct ino_record *r,
+		      const struct ino_dir *d)
+{
+	bool arrived = r->mask & (IN_CREATE | IN_MOVED_TO);
+	struct rn_event ev;
+
+	if (arrived && ino_scanned_consume(w, r->wd, r->name))
+		return;		/* the scan of a new directory reported it */
+	memset(&ev, 0, sizeof(ev));
+	ev.dir = d->id;
+	ev.isdir = r->mask & IN_ISDIR;
+	strcpy(ev.name, r->name);
+	if (!(r->mask & IN_DELETE))
+		ino_obj(w, r->wd, r->name, &ev.obj);
+	if (arrived && ev.isdir)
+		ino_dir_arrived(w, r->wd, r->name, r->mask & IN_CREATE);
+	if (!ino_own(w, &ev.dir, ev.name))
+		ino_emit(w, &ev, ino_kind(r->mask));
+}
+
+static void ino_event(struct ino_watch *w, const struct ino_record *r)
+{
+	struct ino_dir *d;
+
+	if (r->mask & IN_Q_OVERFLOW) {
+		struct rn_event ev = { .kind = RN_EV_OVERFLOW };
+
+		ino_emit(w, &ev, RN_EV_OVERFLOW);
+		return;
+	}
+	if (r->mask & IN_IGNORED) {
+		ino_dirs_remove(&w->dirs, r->wd);
+		return;
+	}
+	d = ino_live_dir(w, r->wd);
+	if (!d || (r->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT)))
+		return;
+	if (!r->name[0])
+		ino_self(w, r, d);
+	else if (r->mask & (IN_CREATE | IN_DELETE | IN_MOVED_TO |
+			    INO_SELF_EVENTS))
+		ino_named(w, r, d);
+}
+
+static void ino_record(struct ino_watch *w, const struct ino_record *r)
+{
+	if (w->from_set) {
+		if ((r->mask & IN_MOVED_TO) && r->cookie == w->from.cookie &&
+		    ino_live_dir(w, r->wd)) {
+			ino_move(w, r);
+			return;
+		}
+		ino_from_flush(w);
+	}
+	if ((r->mask & IN_MOVED_FROM) && r->name[0] &&
+	    ino_live_dir(w, r->wd)) {
+		w->from_set = true;
+		w->from.wd = r->wd;
+		w->from.cookie = r->cookie;
+		w->from.isdir = r->mask & IN_ISDIR;
+		strcpy(w->from.name, r->name);
+		return;
+	}
+	ino_event(w, r);
+}
+
+int ino_watch_read(struct ino_watch *w, watch_emit_fn emit, void *arg)
+{
+	size_t i, n;
+	ssize_t len;
+
+	w->emit = emit;
+	w->arg = arg;
+	w->emitted = 0;
+	for (;;) {
+		len = read(w->fd, w->buf, sizeof(w->buf));
+		if (len < 0 && errno == EINTR)
+			continue;
+		if (len < 0 && errno == EAGAIN)
+			break;
+		if (len < 0)
+			return -1;
+		n = ino_decode(w->buf, (size_t)len, w->recs,
+			       sizeof(w->recs) / sizeof(w->recs[0]),
+			       &w->errors);
+		for (i = 0; i < n; i++)
+			ino_record(w, &w->recs[i]);
+	}
+	/* Drained: nothing queued before a scan is still unread. */
+	w->nscanned = 0;
+	if (w->from_set)
+		ino_from_flush(w);
+	return w->emitted;
+}
+
+struct ino_watch *ino_watch_open(const struct watch_config *cfg)
+{
+	struct ino_watch *w = calloc(1, sizeof(*w));
+	int err;
+
+	if (!w)
+		return NULL;
+	w->root_fd = cfg->backing_fd;
+	pthread_mutex_init(&w->expect_lock, NULL);
+	w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (w->fd < 0)
+		goto fail;
+	w->root_wd = ino_add_dir(w, -1, ".", "", false);
+	if (w->root_wd < 0) {
+		err = errno;
+		ino_watch_close(w);
+		errno = err;
+		return NULL;
+	}
+	return w;
+fail:
+	err = errno;
+	free(w);
+	errno = err;
+	return NULL;
+}
+
+void ino_watch_close(struct ino_watch *w)
+{
+	if (!w)
+		return;
+	close(w->fd);
+	ino_dirs_free(&w->dirs);
+	pthread_mutex_destroy(&w->expect_lock);
+	free(w);
+}
+
+int ino_watch_fd(const struct ino_watch *w)
+{
+	return w->fd;
+}
+
+void ino_watch_expect_own(struct ino_watch *w, const struct rn_id *dir,
+			  const char *name)
+{
+	pthread_mutex_lock(&w->expect_lock);
+	own_expect_add(&w->expect, dir, name);
+	pthread_mutex_unlock(&w->expect_lock);
+}

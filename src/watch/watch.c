@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The public watcher (watch.h): picks a backend and forwards to it.
+ * fanotify is refused without CAP_SYS_ADMIN (EPERM) and on kernels or
+ * file systems without FID reporting (EINVAL, ENODEV, EOPNOTSUPP,
+ * EXDEV); WATCH_AUTO then falls back to inotify, WATCH_FANOTIFY fails.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "watch.h"
+#include "watch_backend.h"
+
+struct watch {
+	struct fan_watch *fan;	/* exactly one of these is set */
+	struct ino_watch *ino;
+};
+
+static bool watch_fan_refused(int err)
+{
+	return err == EPERM || err == EINVAL || err == ENODEV ||
+	       err == EOPNOTSUPP || err == EXDEV || err == ENOSYS;
+}
+
+static int watch_open_backend(struct watch *w, const struct watch_config *cfg)
+{
+	if (cfg->backend != WATCH_INOTIFY) {
+		w->fan = fan_watch_open(cfg);
+		if (w->fan)
+			return 0;
+		if (cfg->backend == WATCH_FANOTIFY ||
+		    !watch_fan_refused(errno)) {
+			fprintf(stderr, "rnotify: fanotify watch: %s\n",
+				strerror(errno));
+			return -1;
+		}
+	}
+	w->ino = ino_watch_open(cfg);
+	if (w->ino)
+		return 0;
+	fprintf(stderr, "rnotify: inotify watch: %s\n", strerror(errno));
+	return -1;
+}
+
+struct watch *watch_open(const struct watch_config *cfg)
+{
+	struct watch *w;
+	int err;
+
+	if (!cfg || cfg->backing_fd < 0 || cfg->backend < WATCH_AUTO ||
+	    cfg->backend > WATCH_INOTIFY) {
+		fprintf(stderr, "rnotify: watch: bad configuration\n");
+		errno = EINVAL;
+		return NULL;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	if (watch_open_backend(w, cfg) < 0) {
+		err = errno;
+		free(w);
+		errno = err;
+		return NULL;
+	}
+	return w;
+}
+
+void watch_close(struct watch *w)
+{
+	if (!w)
+		return;
+	fan_watch_close(w->fan);
+	ino_watch_close(w->ino);
+	free(w);
+}
+
+const char *watch_backend_name(const struct watch *w)
+{
+	return w->fan ? "fanotify" : "inotify";
+}
+
+int watch_fd(const struct watch *w)
+{
+	return w->fan ? fan_watch_fd(w->fan) : ino_watch_fd(w->ino);
+}
+
+int watch_read(struct watch *w, watch_emit_fn emit, void *arg)
+{
+	if (w->fan)
+		return fan_watch_read(w->fan, emit, arg);
+	return ino_watch_read(w->ino, emit, arg);
+}
+
+void watch_expect_own(struct watch *w, const struct rn_id *dir,
+		      const char *name)
+{
+	if (w->ino)
+		ino_watch_expect_own(w->ino, dir, name);
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The two watcher backends behind watch.h. watch.c chooses one and
+ * forwards to it; a backend never calls the other.
+ */
+#ifndef RNOTIFY_WATCH_BACKEND_H
+#define RNOTIFY_WATCH_BACKEND_H
+
+#include "watch.h"
+
+struct fan_watch;
+struct ino_watch;
+
+/* NULL with errno set; EPERM/EINVAL/ENOSYS mean "not available here". */
+struct fan_watch *fan_watch_open(const struct watch_config *cfg);
+void fan_watch_close(struct fan_watch *w);
+int fan_watch_fd(const struct fan_watch *w);
+int fan_watch_read(struct fan_watch *w, watch_emit_fn emit, void *arg);
+
+struct ino_watch *ino_watch_open(const struct watch_config *cfg);
+void ino_watch_close(struct ino_watch *w);
+int ino_watch_fd(const struct ino_watch *w);
+int ino_watch_read(struct ino_watch *w, watch_emit_fn emit, void *arg);
+void ino_watch_expect_own(struct ino_watch *w, const struct rn_id *dir,
+			  const char *name);
+
+/* Host id of an fd: (st_dev, st_ino). */
+int watch_fd_id(int fd, struct rn_id *id);
+
+#endif
