@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "watch/watch.h"
+
+/* Raw -o values, converted and checked after parsing. */
+struct cli_raw {
+	char *delivery;
+	char *watch;
+	double entry_timeout;
+	double attr_timeout;
+	unsigned long queue_size;
+	char *backing;
+};
+
+#define CLI_OPT(t, p) { t, offsetof(struct cli_raw, p), 1 }
+
+static const struct fuse_opt cli_spec[] = {
+	CLI_OPT("delivery=%s", delivery),
+	CLI_OPT("watch=%s", watch),
+	CLI_OPT("entry_timeout=%lf", entry_timeout),
+	CLI_OPT("attr_timeout=%lf", attr_timeout),
+	CLI_OPT("queue=%lu", queue_size),
+	FUSE_OPT_END
+};
+
+static void cli_usage(const char *prog)
+{
+	printf("usage: %s [options] BACKING MOUNTPOINT\n\n"
+	       "Exports the directory BACKING at MOUNTPOINT. Changes made to BACKING\n"
+	       "from outside the mount reach inotify and fanotify watchers on MOUNTPOINT\n"
+	       "as if they had been made through it.\n\n"
+	       "options:\n"
+	       "    -h, --help             print this help and exit\n"
+	       "    -V, --version          print the version and exit\n"
+	       "    -f                     stay in the foreground\n"
+	       "    -d, -o debug           print every request (implies -f)\n"
+	       "    -s                     serve requests on one thread\n"
+	       "    -o opt[,opt...]        mount options (see mount.fuse3(8)), and:\n"
+	       "      delivery=MODE        auto | replay | none    (default auto)\n"
+	       "      watch=BACKEND        auto | fanotify | inotify (default auto)\n"
+	       "      entry_timeout=SECS   name cache lifetime     (default 1)\n"
+	       "      attr_timeout=SECS    attribute cache lifetime (default 1)\n"
+	       "      queue=N              remote events held for delivery\n"
+	       "                           (default 65536)\n", prog);
+}
+
+static int cli_keep_positional(void *data, const char *arg, int key,
+			       struct fuse_args *outargs)
+{
+	struct cli_raw *raw = data;
+
+	if (key == FUSE_OPT_KEY_NONOPT && !raw->backing) {
+		raw->backing = strdup(arg);
+		return 0;
+	}
+	return 1;
+}
+
+__attribute__((format(printf, 1, 2)))
+static int cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "rnotifyfs: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+static int cli_check_dir(const char *path, char **real)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return cli_error("%s: %s", path, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return cli_error("%s: not a directory", path);
+	*real = realpath(path, NULL);
+	if (!*real)
+		return cli_error("%s: %s", path, strerror(errno));
+	return 0;
+}
+
+/* A mount point that already has a file system mounted on it is busy. */
+static int cli_check_not_mounted(const char *mnt)
+{
+	char parent[PATH_MAX];
+	struct stat st, pst;
+
+	if (!strcmp(mnt, "/"))
+		return cli_error("%s: mount point is busy", mnt);
+	snprintf(parent, sizeof(parent), "%s/..", mnt);
+	if (stat(mnt, &st) || stat(parent, &pst))
+		return cli_error("%s: %s", mnt, strerror(errno));
+	if (st.st_dev != pst.st_dev)
+		return cli_error("%s: mount point is busy (something is mounted there)",
+				 mnt);
+	return 0;
+}
+
+static int cli_convert(const struct cli_raw *raw, struct cli *cli)
+{
+	const char *d = raw->delivery ? raw->delivery : "auto";
+	const char *w = raw->watch ? raw->watch : "auto";
+
+	if (!strcmp(d, "auto"))
+		cli->delivery = CLI_DELIVERY_AUTO;
+	else if (!strcmp(d, "replay"))
+		cli->delivery = CLI_DELIVERY_REPLAY;
+	else if (!strcmp(d, "none"))
+		cli->delivery = CLI_DELIVERY_NONE;
+	else
+		return cli_error("delivery=%s: expected auto, replay or none",
+				 d);
+	if (!strcmp(w, "auto"))
+		cli->watch_backend = WATCH_AUTO;
+	else if (!strcmp(w, "fanotify"))
+		cli->watch_backend = WATCH_FANOTIFY;
+	else if (!strcmp(w, "inotify"))
+		cli->watch_backend = WATCH_INOTIFY;
+	else
+		return cli_error("watch=%s: expected auto, fanotify or inotify",
+				 w);
+	if (raw->entry_timeout < 0 || raw->attr_timeout < 0)
+		return cli_error("timeouts must not be negative");
+	if (raw->queue_size < 16 || raw->queue_size > (1UL << 24))
+		return cli_error("queue=%lu: expected 16 to 16777216",
+				 raw->queue_size);
+	cli->entry_timeout = raw->entry_timeout;
+	cli->attr_timeout = raw->attr_timeout;
+	cli->queue_size = raw->queue_size;
+	return 0;
+}
+
+static int cli_paths(struct cli_raw *raw, struct fuse_cmdline_opts *o,
+		     struct cli *cli)
+{
+	if (!raw->backing || !o->mountpoint)
+		return cli_error("usage: rnotifyfs [options] BACKING MOUNTPOINT (see --help)");
+	if (cli_check_dir(raw->backing, &cli->backing) ||
+	    cli_check_dir(o->mountpoint, &cli->mountpoint) ||
+	    cli_check_not_mounted(cli->mountpoint))
+		return -1;
+	if (access("/dev/fuse", R_OK | W_OK))
+		return cli_error("/dev/fuse: %s (is the fuse module loaded?)",
+				 strerror(errno));
+	return 0;
+}
+
+/* fsname shows BACKING in mount tables; default_permissions makes the
+ * kernel check modes as on any local file system. */
+static int cli_mount_options(struct cli *cli)
+{
+	char *opt;
+	int ret;
+
+	if (asprintf(&opt, "-osubtype=rnotifyfs,default_permissions,fsname=%s",
+		     cli->backing) < 0)
+		return -1;
+	ret = fuse_opt_add_arg(&cli->args, opt);
+	free(opt);
+	return ret;
+}
+
+int cli_parse(int argc, char **argv, struct cli *cli)
+{
+	struct cli_raw raw = { .entry_timeout = 1.0, .attr_timeout = 1.0,
+			       .queue_size = 65536 };
+	struct fuse_cmdline_opts o = { 0 };
+	int ret = -1;
+
+	memset(cli, 0, sizeof(*cli));
+	cli->args = (struct fuse_args)FUSE_ARGS_INIT(argc, argv);
+	if (fuse_opt_parse(&cli->args, &raw, cli_spec, cli_keep_positional) ||
+	    fuse_parse_cmdline(&cli->args, &o))
+		goto out;
+	if (o.show_help) {
+		cli_usage(argv[0]);
+		ret = 1;
+	} else if (o.show_version) {
+		printf("rnotifyfs %s (libfuse %s)\n", RNOTIFY_VERSION,
+		       fuse_pkgversion());
+		ret = 1;
+	} else if (!cli_convert(&raw, cli) && !cli_paths(&raw, &o, cli) &&
+		   !cli_mount_options(cli)) {
+		cli->foreground = o.foreground;
+		cli->debug = o.debug;
+		cli->singlethread = o.singlethread;
+		ret = 0;
+	}
+out:
+	free(o.mountpoint);
+	free(raw.delivery);
+	free(raw.watch);
+	free(raw.backing);
+	return ret;
+}
+
+void cli_free(struct cli *cli)
+{
+	free(cli->backing);
+	free(cli->mountpoint);
+	fuse_opt_free_args(&cli->args);
+}

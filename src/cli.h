@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Command line: libfuse's conventions (-f, -d, -s, -o opt[,opt], -h, -V)
+ * plus rnotifyfs's own -o options. Parsing only; no side effects but
+ * messages on stderr.
+ */
+#ifndef RNOTIFY_CLI_H
+#define RNOTIFY_CLI_H
+
+#define FUSE_USE_VERSION 34
+#include <fuse_lowlevel.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define RNOTIFY_VERSION "0.1.0"
+
+enum cli_delivery {
+	CLI_DELIVERY_AUTO,
+	CLI_DELIVERY_REPLAY,
+	CLI_DELIVERY_NONE,
+};
+
+struct cli {
+	char *backing;		/* realpath of BACKING */
+	char *mountpoint;	/* realpath of MOUNTPOINT */
+	bool foreground;
+	bool debug;
+	bool singlethread;
+	enum cli_delivery delivery;
+	int watch_backend;	/* enum watch_backend */
+	double entry_timeout;
+	double attr_timeout;
+	size_t queue_size;
+	struct fuse_args args;	/* what is left for fuse_session_new() */
+};
+
+/*
+ * Returns 0 to go on, 1 when the command is done (help, version), or -1
+ * after printing a one-line error.
+ */
+int cli_parse(int argc, char **argv, struct cli *cli);
+void cli_free(struct cli *cli);
+
+#endif

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Replay delivery, for stock kernels (DESIGN.md section 5).
+ *
+ * The client kernel only generates inotify/fanotify events for operations
+ * that pass through its own VFS. So for each remote change, a replayer
+ * thread of this process performs the matching operation through the
+ * mount, and the passthrough answers the replayer's requests through the
+ * gate without touching the backing store (the change already happened
+ * there). The kernel then runs its normal fsnotify hooks: every watcher on
+ * the mount gets the native event types, names and rename cookies, and the
+ * kernel's caches end up describing the new state.
+ */
+#ifndef RNOTIFY_REPLAY_H
+#define RNOTIFY_REPLAY_H
+
+#include "../fs/fs.h"
+#include "event_queue.h"
+
+struct replay;
+
+/*
+ * Prepares replay for the mount at mountpoint, served by fs, consuming
+ * events from q. Installs the gate on fs. NULL with errno set on failure.
+ */
+struct replay *replay_new(struct fs *fs, struct event_queue *q,
+			  const char *mountpoint);
+
+/* Starts the replayer thread; 0 or a negative errno. */
+int replay_start(struct replay *r);
+
+struct replay_stats {
+	unsigned long replayed;	/* events turned into a VFS operation */
+	unsigned long skipped;	/* about objects the client never saw */
+	unsigned long failed;	/* the VFS operation failed: caches dropped */
+	unsigned long overflows;
+};
+
+/*
+ * Waits for the replayer to finish (the queue must have been closed),
+ * which closes the files it holds open on the mount, fills *st if not
+ * NULL, removes the gate and frees r.
+ */
+void replay_stop(struct replay *r, struct replay_stats *st);
+
+#endif

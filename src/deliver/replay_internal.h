@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Internals shared by the replay files.
+ *
+ * Threads: the replayer thread alone performs replays, one at a time, and
+ * alone writes r->expect and r->writers. FUSE worker threads read
+ * r->expect from the gate while the replayer is blocked in the syscall
+ * that caused their request; r->lock orders the two. The gate returns at
+ * once, without the lock, for any request that is not the replayer's
+ * (r->tid is written before the first replay and never changes).
+ *
+ * The replayer never runs inside a FUSE handler, and a handler never waits
+ * for the replayer: a client request may hold a directory lock that a
+ * replay needs, and the replay's request must then still be served.
+ */
+#ifndef RNOTIFY_REPLAY_INTERNAL_H
+#define RNOTIFY_REPLAY_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "replay.h"
+
+/* What the replay in flight will ask of the passthrough. */
+struct replay_expect {
+	bool active;
+	enum fs_gate_op op;	/* the changing op; LOOKUP/OPEN: none */
+	uint64_t parent;
+	char name[NAME_MAX + 1];
+	uint64_t newparent;
+	char newname[NAME_MAX + 1];
+	uint64_t node;		/* SETATTR, OPEN, WRITE target */
+	int name_lookup_err;	/* 0: answer the old entry, else this error */
+	int newname_lookup_err;	/* 0: answer the shown entry, else this */
+	struct stat st;		/* answer for lookups and creations */
+};
+
+/* A file the replayer keeps open for writing until the host writer closes. */
+struct replay_writer {
+	uint64_t node;
+	int fd;
+};
+
+#define REPLAY_MAX_WRITERS 64
+
+struct replay {
+	struct fs *fs;
+	struct event_queue *queue;
+	char *mountpoint;
+	int mnt_fd;			/* O_PATH fd of the mount root */
+	_Atomic pid_t tid;		/* the replayer thread */
+	pthread_t thread;
+	bool started;
+	pthread_mutex_t lock;		/* orders expect with the gate */
+	struct replay_expect expect;
+	struct replay_writer writers[REPLAY_MAX_WRITERS];
+	int nwriters;
+	struct replay_stats stats;	/* replayer thread only until joined */
+};
+
+/* replay_gate.c */
+void replay_gate(void *arg, const struct fs_gate_query *q,
+		 struct fs_gate_answer *a);
+void replay_expect_set(struct replay *r, const struct replay_expect *e);
+void replay_expect_clear(struct replay *r);
+
+/* replay_writers.c */
+int replay_writer_find(struct replay *r, uint64_t node);
+int replay_writer_hold(struct replay *r, uint64_t node, int fd);
+void replay_writer_close(struct replay *r, uint64_t node);
+void replay_writer_close_all(struct replay *r);
+
+/* replay_target.c: naming objects on the mount */
+struct replay_node {
+	uint64_t id;		/* FUSE node id */
+	uint32_t gen;
+};
+
+bool replay_known_node(struct replay *r, const struct rn_id *id,
+		       struct replay_node *n);
+bool replay_shown_node(struct replay *r, uint64_t parent, const char *name,
+		       struct replay_node *n);
+int replay_node_open(struct replay *r, const struct replay_node *n,
+		     int flags);
+bool replay_name_is_live(struct replay *r, uint64_t parent,
+			 const char *name, uint64_t node);
+void replay_fake_stat(const struct rn_event *ev, bool isdir,
+		      struct stat *st);
+
+/* replay_ops.c: one function per event kind; 1 replayed, 0 skipped,
+ * negative errno on failure. */
+int replay_create(struct replay *r, const struct rn_event *ev);
+int replay_delete(struct replay *r, const struct rn_event *ev);
+int replay_move(struct replay *r, const struct rn_event *ev);
+int replay_modify(struct replay *r, const struct rn_event *ev);
+int replay_attrib(struct replay *r, const struct rn_event *ev);
+int replay_close_write(struct replay *r, const struct rn_event *ev);
+
+#endif

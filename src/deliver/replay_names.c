@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Replays of namespace changes: create, delete, rename.
+ *
+ * The kernel looks a name up before it asks the server to act on it, so
+ * each replay announces (replay_expect) what those lookups must answer:
+ * ENOENT for a name being created or a fresh rename target, the entry the
+ * client was shown (or, if it never was, one made from the event) for a
+ * name being removed or renamed. The answers come from what the client has
+ * been shown, never from the live backing store, which is already ahead:
+ * in a burst of creates and unlinks the file is often gone before its
+ * create is replayed, and it must still be created in the client's view.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "replay_internal.h"
+
+/* The live object if it is the one the event is about, else a stand-in. */
+static void creation_stat(struct replay *r, uint64_t parent,
+			  const struct rn_event *ev, const char *name,
+			  struct stat *st)
+{
+	if (!fs_backing_statat(r->fs, parent, name, st) &&
+	    (!rn_id_known(&ev->obj) || st->st_ino == ev->obj.ino) &&
+	    !!S_ISDIR(st->st_mode) == ev->isdir)
+		return;
+	replay_fake_stat(ev, ev->isdir, st);
+}
+
+static int create_as(struct replay *r, int dfd, struct replay_expect *e)
+{
+	mode_t perm = e->st.st_mode & 07777;
+	int ret;
+
+	if (S_ISDIR(e->st.st_mode))
+		e->op = FS_GATE_MKDIR;
+	else if (S_ISLNK(e->st.st_mode))
+		e->op = FS_GATE_SYMLINK;
+	else
+		e->op = FS_GATE_MKNOD;
+	replay_expect_set(r, e);
+	if (e->op == FS_GATE_MKDIR)
+		ret = mkdirat(dfd, e->name, perm);
+	else if (e->op == FS_GATE_SYMLINK)
+		ret = symlinkat(".", dfd, e->name);	/* target unused */
+	else
+		ret = mknodat(dfd, e->name, (e->st.st_mode & S_IFMT) | perm,
+			      e->st.st_rdev);
+	ret = ret ? -errno : 1;
+	replay_expect_clear(r);
+	return ret;
+}
+
+/*
+ * A replay that had to show the client a stand-in for an object that is
+ * still live (its node was not known) leaves a dentry to the stand-in:
+ * drop it, so that the next lookup finds the live object.
+ */
+static void settle_name(struct replay *r, uint64_t parent, const char *name)
+{
+	struct replay_node n;
+	struct stat st;
+
+	if (fs_backing_statat(r->fs, parent, name, &st))
+		return;
+	if (!replay_shown_node(r, parent, name, &n) ||
+	    !replay_name_is_live(r, parent, name, n.id))
+		fs_inval_entry(r->fs, parent, name);
+}
+
+static int create_in(struct replay *r, const struct replay_node *dir,
+		     const struct rn_event *ev, const char *name)
+{
+	struct replay_expect e = { .name_lookup_err = ENOENT };
+	struct replay_node shown;
+	int dfd, ret;
+
+	dfd = replay_node_open(r, dir, O_PATH | O_DIRECTORY);
+	if (dfd < 0)
+		return dfd;
+	/* A name the client already shows would make the create EEXIST. */
+	if (replay_shown_node(r, dir->id, name, &shown))
+		fs_inval_entry(r->fs, dir->id, name);
+	e.parent = dir->id;
+	strcpy(e.name, name);
+	creation_stat(r, dir->id, ev, name, &e.st);
+	ret = create_as(r, dfd, &e);
+	close(dfd);
+	settle_name(r, dir->id, name);
+	return ret;
+}
+
+int replay_create(struct replay *r, const struct rn_event *ev)
+{
+	struct replay_node dir;
+
+	if (!replay_known_node(r, &ev->dir, &dir))
+		return 0;
+	return create_in(r, &dir, ev, ev->name);
+}
+
+static int delete_in(struct replay *r, const struct replay_node *dir,
+		     const struct rn_event *ev, const char *name)
+{
+	struct replay_expect e = { 0 };
+	struct replay_node shown;
+	int dfd, ret;
+
+	if (replay_shown_node(r, dir->id, name, &shown)) {
+		replay_writer_close(r, shown.id);
+		if (replay_name_is_live(r, dir->id, name, shown.id))
+			return 0;	/* re-created and already shown */
+	}
+	dfd = replay_node_open(r, dir, O_PATH | O_DIRECTORY);
+	if (dfd < 0)
+		return dfd;
+	e.op = ev->isdir ? FS_GATE_RMDIR : FS_GATE_UNLINK;
+	e.parent = dir->id;
+	strcpy(e.name, name);
+	replay_fake_stat(ev, ev->isdir, &e.st);
+	replay_expect_set(r, &e);
+	ret = unlinkat(dfd, name, ev->isdir ? AT_REMOVEDIR : 0) ? -errno : 1;
+	replay_expect_clear(r);
+	close(dfd);
+	if (ret < 0)
+		fs_inval_entry(r->fs, dir->id, name);
+	return ret;
+}
+
+int replay_delete(struct replay *r, const struct rn_event *ev)
+{
+	struct replay_node dir;
+
+	if (!replay_known_node(r, &ev->dir, &dir))
+		return 0;
+	return delete_in(r, &dir, ev, ev->name);
+}
+
+static int rename_between(struct replay *r, const struct replay_node *from,
+			  const struct replay_node *to,
+			  const struct rn_event *ev)
+{
+	struct replay_expect e = { .op = FS_GATE_RENAME };
+	struct replay_node src, dst;
+	int sfd, dfd, ret;
+	bool has_src = replay_shown_node(r, from->id, ev->name, &src);
+
+	if (has_src)
+		replay_writer_close(r, src.id);
+	/*
+	 * The target keeps the entry the client was shown (an overwrite), or
+	 * answers ENOENT; if it already shows the moved object itself, the
+	 * kernel would see a rename onto itself and say nothing.
+	 */
+	e.newname_lookup_err = ENOENT;
+	if (replay_shown_node(r, to->id, ev->name2, &dst)) {
+		if (has_src && dst.id == src.id)
+			fs_inval_entry(r->fs, to->id, ev->name2);
+		else
+			e.newname_lookup_err = 0;
+	}
+	sfd = replay_node_open(r, from, O_PATH | O_DIRECTORY);
+	if (sfd < 0)
+		return sfd;
+	dfd = replay_node_open(r, to, O_PATH | O_DIRECTORY);
+	if (dfd < 0) {
+		close(sfd);
+		return dfd;
+	}
+	e.parent = from->id;
+	strcpy(e.name, ev->name);
+	e.newparent = to->id;
+	strcpy(e.newname, ev->name2);
+	creation_stat(r, to->id, ev, ev->name2, &e.st);
+	replay_expect_set(r, &e);
+	ret = renameat(sfd, ev->name, dfd, ev->name2) ? -errno : 1;
+	replay_expect_clear(r);
+	close(sfd);
+	close(dfd);
+	if (ret < 0) {
+		fs_inval_entry(r->fs, from->id, ev->name);
+		fs_inval_entry(r->fs, to->id, ev->name2);
+	}
+	settle_name(r, to->id, ev->name2);
+	return ret;
+}
+
+/*
+ * A rename whose source directory the client never saw is, to the client,
+ * a create; one whose target directory it never saw is a delete.
+ */
+int replay_move(struct replay *r, const struct rn_event *ev)
+{
+	struct replay_node from, to;
+	bool has_from = replay_known_node(r, &ev->dir, &from);
+	bool has_to = replay_known_node(r, &ev->dir2, &to);
+
+	if (has_from && has_to)
+		return rename_between(r, &from, &to, ev);
+	if (has_to)
+		return create_in(r, &to, ev, ev->name2);
+	if (has_from)
+		return delete_in(r, &from, ev, ev->name);
+	return 0;
+}

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Naming objects on the mount without paths.
+ *
+ * A path goes stale when a directory is renamed and can be diverted by a
+ * mount on top of a subdirectory; a node id cannot. The kernel encodes a
+ * FUSE inode as the file handle FILEID_INO64_GEN = [nodeid >> 32,
+ * nodeid & 0xffffffff, generation] (fs/fuse/inode.c, fuse_encode_fh), so
+ * open_by_handle_at() on the mount gives the replayer the very directory
+ * the client knows. It needs export support in the passthrough and
+ * CAP_DAC_READ_SEARCH.
+ *
+ * An event about an object the client holds no reference to is of no use
+ * to any watcher on the mount (a watch pins its inode), so such events
+ * are skipped.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "replay_internal.h"
+
+#define FUSE_FILEID_INO64_GEN 0x81
+
+bool replay_known_node(struct replay *r, const struct rn_id *id,
+		       struct replay_node *n)
+{
+	return rn_id_known(id) && fs_node_of(r->fs, id, &n->id, &n->gen);
+}
+
+bool replay_shown_node(struct replay *r, uint64_t parent, const char *name,
+		       struct replay_node *n)
+{
+	struct rn_id id;
+	uint64_t node;
+
+	return fs_name_shown(r->fs, parent, name, &node) &&
+	       fs_id_of(r->fs, node, &id) && replay_known_node(r, &id, n) &&
+	       n->id == node;
+}
+
+int replay_node_open(struct replay *r, const struct replay_node *n,
+		     int flags)
+{
+	struct {
+		struct file_handle fh;
+		uint32_t words[3];
+	} h;
+	int fd;
+
+	if (n->id == FUSE_ROOT_ID) {
+		fd = openat(r->mnt_fd, ".", flags | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	h.fh.handle_bytes = sizeof(h.words);
+	h.fh.handle_type = FUSE_FILEID_INO64_GEN;
+	h.words[0] = (uint32_t)(n->id >> 32);
+	h.words[1] = (uint32_t)n->id;
+	h.words[2] = n->gen;
+	fd = open_by_handle_at(r->mnt_fd, &h.fh, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * Is the object the client sees as node under (parent, name) the one that
+ * lives there on the backing store now? Then an event that says otherwise
+ * is stale: a later change, already shown, overtook it.
+ */
+bool replay_name_is_live(struct replay *r, uint64_t parent,
+			 const char *name, uint64_t node)
+{
+	struct rn_id id;
+	struct stat st;
+
+	return fs_id_of(r->fs, node, &id) &&
+	       !fs_backing_statat(r->fs, parent, name, &st) &&
+	       st.st_ino == id.ino && st.st_dev == id.dev;
+}
+
+/*
+ * Attributes for an object that may already be gone from the backing store
+ * by the time its event is replayed (a burst of creates and unlinks): the
+ * client must still be shown it, or the pair of events would be lost.
+ */
+void replay_fake_stat(const struct rn_event *ev, bool isdir, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_mode = isdir ? S_IFDIR | 0755 : S_IFREG | 0644;
+	st->st_nlink = isdir ? 2 : 1;
+	st->st_ino = ev->obj.ino;
+	st->st_dev = ev->obj.dev;
+	st->st_uid = getuid();
+	st->st_gid = getgid();
+	st->st_blksize = 4096;
+}

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * rnotifyfs: exports a backing directory over FUSE and delivers changes
+ * made to it from outside the mount to inotify/fanotify watchers on the
+ * mount. This file wires the parts together and owns the process's life:
+ * parse, mount, daemonize, serve, and on SIGINT/SIGTERM/SIGHUP stop the
+ * delivery chain while the session still serves it, then unmount.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "delivery.h"
+#include "fs/fs.h"
+
+struct server {
+	struct cli cli;
+	struct fs *fs;
+	struct fuse_session *se;
+	struct delivery *delivery;
+	sigset_t stop_signals;
+	pthread_t stopper;
+};
+
+static void log_to_syslog(enum fuse_log_level level, const char *fmt,
+			  va_list ap)
+{
+	vsyslog(level, fmt, ap);
+}
+
+/*
+ * Waits for a stop signal (or the wake-up main sends once the session has
+ * ended by itself), stops delivery while the loop can still answer the
+ * replayer, then makes the loop return: it checks for exit after each
+ * request, and statfs always sends one.
+ */
+static void *stopper_main(void *arg)
+{
+	struct server *s = arg;
+	struct statfs sfs;
+	int sig;
+
+	sigwait(&s->stop_signals, &sig);
+	delivery_stop(s->delivery);
+	s->delivery = NULL;
+	fuse_session_exit(s->se);
+	statfs(s->cli.mountpoint, &sfs);
+	return NULL;
+}
+
+static int serve(struct server *s)
+{
+	struct fuse_loop_config loop = { .max_idle_threads = 10 };
+	bool fatal;
+	int ret;
+
+	s->delivery = delivery_start(&s->cli, s->fs, &fatal);
+	if (fatal)
+		return 1;
+	if (pthread_create(&s->stopper, NULL, stopper_main, s)) {
+		delivery_stop(s->delivery);
+		return 1;
+	}
+	if (s->cli.singlethread)
+		ret = fuse_session_loop(s->se);
+	else
+		ret = fuse_session_loop_mt(s->se, &loop);
+	pthread_kill(s->stopper, SIGTERM);
+	pthread_join(s->stopper, NULL);
+	return ret ? 1 : 0;
+}
+
+static int mount_and_serve(struct server *s)
+{
+	struct fs_config fc = {
+		.backing = s->cli.backing,
+		.entry_timeout = s->cli.entry_timeout,
+		.attr_timeout = s->cli.attr_timeout,
+		.debug = s->cli.debug,
+	};
+	int ret = 1;
+
+	s->fs = fs_new(&fc);
+	if (!s->fs) {
+		fprintf(stderr, "rnotifyfs: %s: %s\n", s->cli.backing,
+			strerror(errno));
+		return 1;
+	}
+	s->se = fuse_session_new(&s->cli.args, fs_ops(), sizeof(*fs_ops()),
+				 s->fs);
+	if (!s->se)
+		goto out_fs;
+	fs_set_session(s->fs, s->se);
+	if (fuse_session_mount(s->se, s->cli.mountpoint))
+		goto out_session;
+	if (fuse_daemonize(s->cli.foreground))
+		goto out_unmount;
+	if (!s->cli.foreground) {
+		openlog("rnotifyfs", LOG_PID, LOG_DAEMON);
+		fuse_set_log_func(log_to_syslog);
+	}
+	/* Threads inherit the mask: only the stopper takes these signals. */
+	pthread_sigmask(SIG_BLOCK, &s->stop_signals, NULL);
+	ret = serve(s);
+out_unmount:
+	fuse_session_unmount(s->se);
+out_session:
+	fs_set_session(s->fs, NULL);
+	fuse_session_destroy(s->se);
+out_fs:
+	fs_destroy(s->fs);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct server s = { 0 };
+	int ret = cli_parse(argc, argv, &s.cli);
+
+	if (ret) {
+		cli_free(&s.cli);
+		return ret < 0 ? 1 : 0;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&s.stop_signals);
+	sigaddset(&s.stop_signals, SIGINT);
+	sigaddset(&s.stop_signals, SIGTERM);
+	sigaddset(&s.stop_signals, SIGHUP);
+	ret = mount_and_serve(&s);
+	cli_free(&s.cli);
+	return ret;
+}

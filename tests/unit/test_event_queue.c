@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The delivery queue: order, overflow marking, close. */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../src/deliver/event_queue.h"
+#include "../lib/check.h"
+
+CHECK_MAIN_DEFS;
+
+static struct rn_event named(enum rn_event_kind kind, int i)
+{
+	struct rn_event ev = { .kind = kind };
+
+	snprintf(ev.name, sizeof(ev.name), "f%d", i);
+	return ev;
+}
+
+static void test_order(void)
+{
+	struct event_queue *q = event_queue_new(8);
+	struct rn_event ev;
+	bool ok = true;
+
+	for (int round = 0; round < 3; round++) {
+		ev = named(RN_EV_ATTRIB, round);
+		for (int i = 0; i < 5; i++)
+			ok &= event_queue_push(q, &ev);
+		for (int i = 0; i < 5; i++)
+			ok &= event_queue_pop(q, &ev) &&
+			      ev.kind == RN_EV_ATTRIB;
+	}
+	for (int i = 0; i < 6; i++) {
+		ev = named(RN_EV_CREATE, i);
+		ok &= event_queue_push(q, &ev);
+	}
+	for (int i = 0; i < 6; i++) {
+		char want[16];
+
+		snprintf(want, sizeof(want), "f%d", i);
+		ok &= event_queue_pop(q, &ev) && !strcmp(ev.name, want);
+	}
+	CHECK("queue keeps order across wrap-around", ok);
+	event_queue_free(q);
+}
+
+static void test_overflow(void)
+{
+	struct event_queue *q = event_queue_new(4);
+	struct rn_event ev;
+	bool pushed[6];
+
+	for (int i = 0; i < 6; i++) {
+		ev = named(RN_EV_CREATE, i);
+		pushed[i] = event_queue_push(q, &ev);
+	}
+	CHECK("full queue takes capacity - 1 events",
+	      pushed[0] && pushed[1] && pushed[2] && !pushed[3] &&
+	      !pushed[4] && !pushed[5]);
+	CHECK("dropped events are counted", event_queue_dropped(q) == 3);
+	for (int i = 0; i < 3; i++)
+		event_queue_pop(q, &ev);
+	ev = named(RN_EV_DELETE, 9);
+	event_queue_push(q, &ev);
+	CHECK("overflow is reported where events were lost",
+	      event_queue_pop(q, &ev) && ev.kind == RN_EV_OVERFLOW);
+	CHECK("events after the loss follow the overflow",
+	      event_queue_pop(q, &ev) && ev.kind == RN_EV_DELETE &&
+	      !strcmp(ev.name, "f9"));
+	event_queue_free(q);
+}
+
+static void test_overflow_at_close(void)
+{
+	struct event_queue *q = event_queue_new(2);
+	struct rn_event ev = named(RN_EV_CREATE, 0);
+
+	event_queue_push(q, &ev);
+	event_queue_push(q, &ev);
+	event_queue_close(q);
+	CHECK("queued event survives close", event_queue_pop(q, &ev) &&
+	      ev.kind == RN_EV_CREATE);
+	CHECK("pending overflow is reported before the end",
+	      event_queue_pop(q, &ev) && ev.kind == RN_EV_OVERFLOW);
+	CHECK("closed and drained queue ends", !event_queue_pop(q, &ev));
+	event_queue_free(q);
+}
+
+static void *consumer(void *arg)
+{
+	struct event_queue *q = arg;
+	struct rn_event ev;
+	long n = 0;
+
+	while (event_queue_pop(q, &ev))
+		n++;
+	return (void *)n;
+}
+
+static void test_threads(void)
+{
+	struct event_queue *q = event_queue_new(64);
+	struct rn_event ev = named(RN_EV_MODIFY, 1);
+	long pushed = 0;
+	void *popped;
+	pthread_t t;
+
+	pthread_create(&t, NULL, consumer, q);
+	for (int i = 0; i < 100000; i++)
+		pushed += event_queue_push(q, &ev);
+	event_queue_close(q);
+	pthread_join(t, &popped);
+	CHECK("every event pushed is popped once (plus overflow markers)",
+	      (long)popped >= pushed &&
+	      (long)popped - pushed <= (long)event_queue_dropped(q));
+	event_queue_free(q);
+}
+
+int main(void)
+{
+	test_order();
+	test_overflow();
+	test_overflow_at_close();
+	test_threads();
+	CHECK("queue refuses a capacity below 2", !event_queue_new(1));
+	return check_exit();
+}

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The replay gate: only the announced replay is recognised, and only from
+ * the replayer's thread.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "../../src/deliver/replay_internal.h"
+#include "../lib/check.h"
+
+CHECK_MAIN_DEFS;
+
+#define REPLAYER 4242
+
+static struct replay r;
+
+static struct fs_gate_answer ask(enum fs_gate_op op, pid_t tid,
+				 uint64_t parent, const char *name)
+{
+	struct fs_gate_query q = { .op = op, .tid = tid, .parent = parent,
+				   .name = name, .nodeid = parent };
+	struct fs_gate_answer a;
+
+	memset(&a, 0xa5, sizeof(a));
+	replay_gate(&r, &q, &a);
+	return a;
+}
+
+static void announce_create(void)
+{
+	struct replay_expect e = { .op = FS_GATE_MKNOD, .parent = 7,
+				   .name_lookup_err = ENOENT };
+
+	strcpy(e.name, "new");
+	e.st.st_mode = S_IFREG | 0640;
+	e.st.st_ino = 99;
+	replay_expect_set(&r, &e);
+}
+
+static void test_other_threads_pass(void)
+{
+	announce_create();
+	CHECK("other thread's mknod passes",
+	      ask(FS_GATE_MKNOD, 1, 7, "new").verdict == FS_GATE_PASS);
+	CHECK("other thread's lookup passes",
+	      ask(FS_GATE_LOOKUP, 1, 7, "new").verdict == FS_GATE_PASS);
+	replay_expect_clear(&r);
+}
+
+static void test_create(void)
+{
+	struct fs_gate_answer a;
+
+	announce_create();
+	a = ask(FS_GATE_LOOKUP, REPLAYER, 7, "new");
+	CHECK("name being created looks absent",
+	      a.verdict == FS_GATE_ERR && a.err == ENOENT);
+	CHECK("path component lookup passes",
+	      ask(FS_GATE_LOOKUP, REPLAYER, 7, "other").verdict ==
+	      FS_GATE_PASS);
+	a = ask(FS_GATE_MKNOD, REPLAYER, 7, "new");
+	CHECK("announced mknod is answered from the event",
+	      a.verdict == FS_GATE_ANSWER && a.st.st_ino == 99 &&
+	      a.st.st_mode == (S_IFREG | 0640));
+	a = ask(FS_GATE_MKNOD, REPLAYER, 7, "else");
+	CHECK("unannounced mknod by the replayer is refused",
+	      a.verdict == FS_GATE_ERR && a.err == EPERM);
+	a = ask(FS_GATE_MKDIR, REPLAYER, 7, "new");
+	CHECK("announced name with another op is refused",
+	      a.verdict == FS_GATE_ERR && a.err == EPERM);
+	a = ask(FS_GATE_UNLINK, REPLAYER, 8, "new");
+	CHECK("announced name in another dir is refused",
+	      a.verdict == FS_GATE_ERR);
+	replay_expect_clear(&r);
+}
+
+static void test_idle(void)
+{
+	struct fs_gate_answer a = ask(FS_GATE_UNLINK, REPLAYER, 7, "x");
+
+	CHECK("replayer change with nothing announced is refused",
+	      a.verdict == FS_GATE_ERR && a.err == EPERM);
+	CHECK("replayer lookup with nothing announced passes",
+	      ask(FS_GATE_LOOKUP, REPLAYER, 7, "x").verdict == FS_GATE_PASS);
+}
+
+static void test_rename(void)
+{
+	struct replay_expect e = { .op = FS_GATE_RENAME, .parent = 3,
+				   .newparent = 4,
+				   .newname_lookup_err = ENOENT };
+	struct fs_gate_query q = { .op = FS_GATE_RENAME, .tid = REPLAYER,
+				   .parent = 3, .name = "a", .newparent = 4,
+				   .newname = "b" };
+	struct fs_gate_answer a;
+
+	strcpy(e.name, "a");
+	strcpy(e.newname, "b");
+	replay_expect_set(&r, &e);
+	CHECK("rename source is answered with the old entry",
+	      ask(FS_GATE_LOOKUP, REPLAYER, 3, "a").verdict ==
+	      FS_GATE_ANSWER);
+	a = ask(FS_GATE_LOOKUP, REPLAYER, 4, "b");
+	CHECK("fresh rename target looks absent",
+	      a.verdict == FS_GATE_ERR && a.err == ENOENT);
+	replay_gate(&r, &q, &a);
+	CHECK("announced rename is answered", a.verdict == FS_GATE_ANSWER);
+	q.flags = 1;	/* RENAME_NOREPLACE: not what was announced */
+	replay_gate(&r, &q, &a);
+	CHECK("rename with other flags is refused", a.verdict == FS_GATE_ERR);
+	replay_expect_clear(&r);
+}
+
+static void test_write(void)
+{
+	struct replay_expect e = { .op = FS_GATE_WRITE, .node = 12 };
+
+	replay_expect_set(&r, &e);
+	CHECK("open of the target is made direct",
+	      ask(FS_GATE_OPEN, REPLAYER, 12, NULL).verdict ==
+	      FS_GATE_OPEN_DIRECT);
+	CHECK("open of another node passes",
+	      ask(FS_GATE_OPEN, REPLAYER, 13, NULL).verdict == FS_GATE_PASS);
+	CHECK("write to the target is swallowed",
+	      ask(FS_GATE_WRITE, REPLAYER, 12, NULL).verdict ==
+	      FS_GATE_ANSWER);
+	CHECK("write to another node is refused",
+	      ask(FS_GATE_WRITE, REPLAYER, 13, NULL).verdict == FS_GATE_ERR);
+	CHECK("setattr during a write replay is refused",
+	      ask(FS_GATE_SETATTR, REPLAYER, 12, NULL).verdict ==
+	      FS_GATE_ERR);
+	replay_expect_clear(&r);
+}
+
+int main(void)
+{
+	pthread_mutex_init(&r.lock, NULL);
+	atomic_init(&r.tid, REPLAYER);
+	test_other_threads_pass();
+	test_create();
+	test_idle();
+	test_rename();
+	test_write();
+	return check_exit();
+}
