@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Burst: one remote actor creates 500 files, then unlinks them, as fast as
+ * it can. A watcher on MNT must get exactly 500 CREATE and 500 DELETE,
+ * every file's CREATE before its DELETE, and nothing else before the
+ * sentinel: nothing lost, nothing doubled, no overflow.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/e2e.h"
+
+CHECK_MAIN_DEFS;
+
+#define BURST_N 500
+
+static int burst_actor(void *arg)
+{
+	struct e2e_op ops[2 * BURST_N + 1];
+	static char names[BURST_N][16];
+	int i;
+
+	for (i = 0; i < BURST_N; i++) {
+		snprintf(names[i], sizeof(names[i]), "f%03d", i);
+		ops[i] = (struct e2e_op)OP_MKNOD(names[i]);
+		ops[BURST_N + i] = (struct e2e_op)OP_UNLINK(names[i]);
+	}
+	ops[2 * BURST_N] = (struct e2e_op){ E2E_END };
+	return e2e_ops_apply(e2e_backing(), "burst", ops);
+}
+
+/* Returns NULL if the list is exactly right, else why. */
+static const char *burst_judge(const struct e2e_evlist *got, char *why,
+			       size_t len)
+{
+	int state[BURST_N] = { 0 };	/* 0 none, 1 created, 2 deleted */
+	const struct e2e_ev *ev;
+	int i, n;
+
+	for (i = 0; i < got->n; i++) {
+		ev = &got->ev[i];
+		if (sscanf(ev->name, "f%d", &n) != 1 || n < 0 || n >= BURST_N) {
+			snprintf(why, len, "unexpected event %d: %s", i,
+				 ev->text);
+			return why;
+		}
+		if (ev->mask == IN_CREATE && state[n] == 0) {
+			state[n] = 1;
+		} else if (ev->mask == IN_DELETE && state[n] == 1) {
+			state[n] = 2;
+		} else {
+			snprintf(why, len, "event %d out of place: %s", i,
+				 ev->text);
+			return why;
+		}
+	}
+	for (n = 0; n < BURST_N; n++) {
+		if (state[n] != 2) {
+			snprintf(why, len, "f%03d: %s missing (%d events)", n,
+				 state[n] ? "DELETE" : "CREATE", got->n);
+			return why;
+		}
+	}
+	return NULL;
+}
+
+int main(void)
+{
+	struct e2e_op mk[] = { OP_MKDIR("burst"), { E2E_END } };
+	struct e2e_evlist got = { 0 };
+	struct e2e_reader *r;
+	char why[E2E_EV_TEXT + 64];
+	const char *bad;
+
+	e2e_mount(NULL);
+	if (e2e_remote("", mk)) {
+		e2e_fail("burst/create_delete_500", "remote mkdir failed");
+		return check_exit();
+	}
+	e2e_sync();
+	r = e2e_inotify_new();
+	if (!r || e2e_inotify_watch(r, NULL, e2e_mpath("burst"),
+				    E2E_MASK_DEFAULT)) {
+		e2e_fail("burst/create_delete_500", "cannot watch");
+		return check_exit();
+	}
+	if (e2e_remote_wait(e2e_remote_start(burst_actor, NULL)))
+		e2e_fail("burst/create_delete_500", "remote actor failed");
+	else if (e2e_collect(r, "burst", &got, why, sizeof(why)))
+		e2e_fail("burst/create_delete_500", "%s after %d events", why,
+			 got.n);
+	else if ((bad = burst_judge(&got, why, sizeof(why))))
+		e2e_fail("burst/create_delete_500", "%s", bad);
+	else
+		e2e_pass("burst/create_delete_500");
+	e2e_evlist_free(&got);
+	e2e_reader_free(r);
+	return check_exit();
+}

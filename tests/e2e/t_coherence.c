@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Coherence: a watcher woken by a remote event must already see the new
+ * state through MNT. Each check first fills the client's caches with the
+ * old state (a read, a positive or negative lookup, a stat), makes the
+ * change remotely, waits for its event (bounded), then looks at once:
+ * no retry, since a retry would hide a stale cache.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "../lib/e2e.h"
+
+CHECK_MAIN_DEFS;
+
+static struct e2e_reader *coh_watch(const char *dir)
+{
+	struct e2e_reader *r = e2e_inotify_new();
+
+	if (!r || e2e_inotify_watch(r, NULL, e2e_mpath(dir),
+				    E2E_MASK_DEFAULT)) {
+		e2e_fail("coherence/watch", "cannot watch %s", dir);
+		exit(1);
+	}
+	return r;
+}
+
+static void coh_setup(const char *dir, const struct e2e_op *ops)
+{
+	struct e2e_op mk[] = { OP_MKDIR(dir), { E2E_END } };
+
+	if (e2e_remote("", mk) || e2e_remote(dir, ops)) {
+		e2e_fail("coherence/setup", "remote setup of %s failed", dir);
+		exit(1);
+	}
+	e2e_sync();
+}
+
+/* Waits for one event; on timeout fails the check with what came. */
+static bool coh_wait(struct e2e_reader *r, const char *check,
+		     const char *text)
+{
+	struct e2e_evlist seen = { 0 };
+	char buf[2048];
+	bool ok = e2e_wait_for(r, text, &seen);
+
+	if (!ok)
+		e2e_fail(check, "no \"%s\" within 5 s; got %s", text,
+			 e2e_evlist_str(&seen, buf, sizeof(buf)));
+	e2e_evlist_free(&seen);
+	return ok;
+}
+
+static ssize_t coh_read(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
+/* Same size on purpose: a size change alone would drop the page cache. */
+static void coh_write(const char *check, const char *event)
+{
+	struct e2e_op setup[] = { OP_CREAT("f", "old-content"), { E2E_END } };
+	struct e2e_op act[] = { OP_OVERWRITE("f", "NEW-CONTENT"), { E2E_END } };
+	struct e2e_reader *r;
+	char buf[64];
+	char dir[32];
+
+	snprintf(dir, sizeof(dir), "w-%s", event);
+	coh_setup(dir, setup);
+	r = coh_watch(dir);
+	snprintf(buf, sizeof(buf), "%s/f", dir);
+	if (coh_read(e2e_mpath(buf), buf, sizeof(buf)) != 11 ||
+	    strcmp(buf, "old-content")) {
+		e2e_fail(check, "first read through MNT gave \"%s\"", buf);
+	} else if (e2e_remote(dir, act)) {
+		e2e_fail(check, "remote write failed");
+	} else if (coh_wait(r, check, event)) {
+		snprintf(buf, sizeof(buf), "%s/f", dir);
+		coh_read(e2e_mpath(buf), buf, sizeof(buf));
+		if (strcmp(buf, "NEW-CONTENT"))
+			e2e_fail(check, "read after the event gave \"%s\"",
+				 buf);
+		else
+			e2e_pass(check);
+	}
+	e2e_reader_free(r);
+}
+
+/* stat() through MNT: 0 or -errno. */
+static int coh_stat(const char *dir, const char *name, struct stat *st)
+{
+	char rel[PATH_MAX];
+
+	snprintf(rel, sizeof(rel), "%s/%s", dir, name);
+	return lstat(e2e_mpath(rel), st) ? -errno : 0;
+}
+
+static void coh_expect_stat(const char *check, const char *dir,
+			    const char *name, int want)
+{
+	struct stat st;
+	int got = coh_stat(dir, name, &st);
+
+	if (got == want)
+		e2e_pass(check);
+	else
+		e2e_fail(check, "stat %s gave %s, expected %s", name,
+			 strerror(-got), strerror(-want));
+}
+
+static void coh_create(void)
+{
+	struct e2e_op act[] = { OP_MKNOD("f"), { E2E_END } };
+	struct e2e_op none[] = { { E2E_END } };
+	struct e2e_reader *r;
+	struct stat st;
+
+	coh_setup("c", none);
+	r = coh_watch("c");
+	coh_stat("c", "f", &st);	/* caches a negative entry */
+	if (e2e_remote("c", act))
+		e2e_fail("coherence/create_stat", "remote mknod failed");
+	else if (coh_wait(r, "coherence/create_stat", "CREATE f"))
+		coh_expect_stat("coherence/create_stat", "c", "f", 0);
+	e2e_reader_free(r);
+}
+
+static void coh_delete(void)
+{
+	struct e2e_op setup[] = { OP_MKNOD("f"), { E2E_END } };
+	struct e2e_op act[] = { OP_UNLINK("f"), { E2E_END } };
+	struct e2e_reader *r;
+	struct stat st;
+
+	coh_setup("d", setup);
+	r = coh_watch("d");
+	coh_stat("d", "f", &st);
+	if (e2e_remote("d", act))
+		e2e_fail("coherence/delete_stat", "remote unlink failed");
+	else if (coh_wait(r, "coherence/delete_stat", "DELETE f"))
+		coh_expect_stat("coherence/delete_stat", "d", "f", -ENOENT);
+	e2e_reader_free(r);
+}
+
+static void coh_rename(void)
+{
+	struct e2e_op setup[] = { OP_MKNOD("a"), { E2E_END } };
+	struct e2e_op act[] = { OP_RENAME("a", "b"), { E2E_END } };
+	struct e2e_reader *r;
+	struct stat st;
+
+	coh_setup("r", setup);
+	r = coh_watch("r");
+	coh_stat("r", "a", &st);
+	coh_stat("r", "b", &st);
+	if (e2e_remote("r", act)) {
+		e2e_fail("coherence/rename_new", "remote rename failed");
+	} else if (coh_wait(r, "coherence/rename_new", "MOVED_TO b")) {
+		coh_expect_stat("coherence/rename_new", "r", "b", 0);
+		coh_expect_stat("coherence/rename_old", "r", "a", -ENOENT);
+	}
+	e2e_reader_free(r);
+}
+
+static void coh_chmod(void)
+{
+	struct e2e_op setup[] = { OP_MKNOD("f"), { E2E_END } };
+	struct e2e_op act[] = { OP_CHMOD("f", 0604), { E2E_END } };
+	struct e2e_reader *r;
+	struct stat st;
+	int err;
+
+	coh_setup("m", setup);
+	r = coh_watch("m");
+	coh_stat("m", "f", &st);
+	if (e2e_remote("m", act)) {
+		e2e_fail("coherence/chmod_stat", "remote chmod failed");
+	} else if (coh_wait(r, "coherence/chmod_stat", "ATTRIB f")) {
+		err = coh_stat("m", "f", &st);
+		if (!err && (st.st_mode & 07777) == 0604)
+			e2e_pass("coherence/chmod_stat");
+		else
+			e2e_fail("coherence/chmod_stat",
+				 "stat gave %s, mode %04o, expected 0604",
+				 strerror(-err), st.st_mode & 07777);
+	}
+	e2e_reader_free(r);
+}
+
+int main(void)
+{
+	e2e_mount(NULL);
+	coh_write("coherence/read_after_modify", "MODIFY f");
+	coh_write("coherence/read_after_close_write", "CLOSE_WRITE f");
+	coh_create();
+	coh_delete();
+	coh_rename();
+	coh_chmod();
+	return check_exit();
+}
