@@ -26,7 +26,7 @@ static int burst_actor(void *arg)
 		ops[i] = (struct e2e_op)OP_MKNOD(names[i]);
 		ops[BURST_N + i] = (struct e2e_op)OP_UNLINK(names[i]);
 	}
-	ops[2 * BURST_N] = (struct e2e_op){ E2E_END };
+	ops[2 * BURST_N] = (struct e2e_op)OP_END;
 	return e2e_ops_apply(e2e_backing(), "burst", ops);
 }
 
@@ -67,7 +67,7 @@ static const char *burst_judge(const struct e2e_evlist *got, char *why,
 
 int main(void)
 {
-	struct e2e_op mk[] = { OP_MKDIR("burst"), { E2E_END } };
+	struct e2e_op mk[] = { OP_MKDIR("burst"), OP_END };
 	struct e2e_evlist got = { 0 };
 	struct e2e_reader *r;
 	char why[E2E_EV_TEXT + 64];

@@ -32,7 +32,7 @@ static struct e2e_reader *coh_watch(const char *dir)
 
 static void coh_setup(const char *dir, const struct e2e_op *ops)
 {
-	struct e2e_op mk[] = { OP_MKDIR(dir), { E2E_END } };
+	struct e2e_op mk[] = { OP_MKDIR(dir), OP_END };
 
 	if (e2e_remote("", mk) || e2e_remote(dir, ops)) {
 		e2e_fail("coherence/setup", "remote setup of %s failed", dir);
@@ -72,8 +72,8 @@ static ssize_t coh_read(const char *path, char *buf, size_t len)
 /* Same size on purpose: a size change alone would drop the page cache. */
 static void coh_write(const char *check, const char *event)
 {
-	struct e2e_op setup[] = { OP_CREAT("f", "old-content"), { E2E_END } };
-	struct e2e_op act[] = { OP_OVERWRITE("f", "NEW-CONTENT"), { E2E_END } };
+	struct e2e_op setup[] = { OP_CREAT("f", "old-content"), OP_END };
+	struct e2e_op act[] = { OP_OVERWRITE("f", "NEW-CONTENT"), OP_END };
 	struct e2e_reader *r;
 	char buf[64];
 	char dir[32];
@@ -123,8 +123,8 @@ static void coh_expect_stat(const char *check, const char *dir,
 
 static void coh_create(void)
 {
-	struct e2e_op act[] = { OP_MKNOD("f"), { E2E_END } };
-	struct e2e_op none[] = { { E2E_END } };
+	struct e2e_op act[] = { OP_MKNOD("f"), OP_END };
+	struct e2e_op none[] = { OP_END };
 	struct e2e_reader *r;
 	struct stat st;
 
@@ -140,8 +140,8 @@ static void coh_create(void)
 
 static void coh_delete(void)
 {
-	struct e2e_op setup[] = { OP_MKNOD("f"), { E2E_END } };
-	struct e2e_op act[] = { OP_UNLINK("f"), { E2E_END } };
+	struct e2e_op setup[] = { OP_MKNOD("f"), OP_END };
+	struct e2e_op act[] = { OP_UNLINK("f"), OP_END };
 	struct e2e_reader *r;
 	struct stat st;
 
@@ -157,8 +157,8 @@ static void coh_delete(void)
 
 static void coh_rename(void)
 {
-	struct e2e_op setup[] = { OP_MKNOD("a"), { E2E_END } };
-	struct e2e_op act[] = { OP_RENAME("a", "b"), { E2E_END } };
+	struct e2e_op setup[] = { OP_MKNOD("a"), OP_END };
+	struct e2e_op act[] = { OP_RENAME("a", "b"), OP_END };
 	struct e2e_reader *r;
 	struct stat st;
 
@@ -177,8 +177,8 @@ static void coh_rename(void)
 
 static void coh_chmod(void)
 {
-	struct e2e_op setup[] = { OP_MKNOD("f"), { E2E_END } };
-	struct e2e_op act[] = { OP_CHMOD("f", 0604), { E2E_END } };
+	struct e2e_op setup[] = { OP_MKNOD("f"), OP_END };
+	struct e2e_op act[] = { OP_CHMOD("f", 0604), OP_END };
 	struct e2e_reader *r;
 	struct stat st;
 	int err;

@@ -27,9 +27,9 @@ struct fan_case {
 };
 
 static const struct fan_case fan_cases[] = {
-	{ "fanotify/create", { { E2E_END } }, { OP_MKNOD("a") },
+	{ "fanotify/create", { OP_END }, { OP_MKNOD("a") },
 	  { "CREATE a" } },
-	{ "fanotify/mkdir", { { E2E_END } }, { OP_MKDIR("d") },
+	{ "fanotify/mkdir", { OP_END }, { OP_MKDIR("d") },
 	  { "CREATE|ONDIR d" } },
 	{ "fanotify/unlink", { OP_MKNOD("b") }, { OP_UNLINK("b") },
 	  { "DELETE b" } },
@@ -43,7 +43,7 @@ static const struct fan_case fan_cases[] = {
 
 static void fan_run(const struct fan_case *c, int i)
 {
-	struct e2e_op mk[] = { OP_MKDIR(NULL), { E2E_END } };
+	struct e2e_op mk[] = { OP_MKDIR(NULL), OP_END };
 	struct e2e_reader *r;
 	char dir[32];
 

@@ -85,7 +85,7 @@ static uint64_t lat_wait(struct e2e_reader *r, int i)
 static int lat_measure(const char *rel, const char *watch_path,
 		       uint64_t *lat)
 {
-	struct e2e_op mk[] = { OP_MKDIR(rel), { E2E_END } };
+	struct e2e_op mk[] = { OP_MKDIR(rel), OP_END };
 	struct lat_actor a = { .dir = e2e_bpath(rel) };
 	struct e2e_reader *r = e2e_inotify_new();
 	int go[2], done[2], i, err = 0;

@@ -37,7 +37,7 @@ static const struct e2e_op ns_actor_ops[] = {
 	OP_UTIMES("data", NS_MTIME), OP_UTIMES("trunc", NS_MTIME),
 	OP_UTIMES("moved2", NS_MTIME), OP_UTIMES("owned", NS_MTIME),
 	OP_UTIMES("sym", NS_MTIME), OP_UTIMES("sub", NS_MTIME),
-	{ E2E_END }
+	OP_END
 };
 
 struct ns_expect {
@@ -147,7 +147,7 @@ static struct e2e_reader *ns_watchers(struct e2e_reader **fan)
 
 int main(void)
 {
-	struct e2e_op mk[] = { OP_MKDIR("ns"), { E2E_END } };
+	struct e2e_op mk[] = { OP_MKDIR("ns"), OP_END };
 	struct stat before[NS_COUNT];
 	struct e2e_evlist got = { 0 };
 	struct e2e_reader *r, *fan;

@@ -94,6 +94,7 @@ struct e2e_op {
 	long num;
 };
 
+#define OP_END			{ E2E_END, NULL, NULL, 0 }
 #define OP_MKNOD(p)		{ E2E_MKNOD, (p), NULL, 0 }
 #define OP_CREAT(p, data)	{ E2E_CREAT, (p), (data), 0 }
 #define OP_WRITE(p, data)	{ E2E_WRITE, (p), (data), 0 }

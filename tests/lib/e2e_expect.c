@@ -117,7 +117,7 @@ int e2e_collect(struct e2e_reader *r, const char *sentinel_dir,
 		struct e2e_evlist *got, char *why, size_t whylen)
 {
 	char name[64], path[PATH_MAX];
-	struct e2e_op ops[] = { OP_MKNOD(path), { E2E_END } };
+	struct e2e_op ops[] = { OP_MKNOD(path), OP_END };
 	struct e2e_ev ev;
 	int rc;
 

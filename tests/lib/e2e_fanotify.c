@@ -9,6 +9,7 @@
  * equal, and takes the entry name from the DFID_NAME record.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,63 +78,78 @@ int e2e_fanotify_mark(struct e2e_reader *r, const char *label,
 	return 0;
 }
 
-static int e2e_match_watch(struct e2e_reader *r, const struct file_handle *fh)
+static int e2e_match_watch(struct e2e_reader *r, const struct file_handle *fh,
+			   const char *bytes)
 {
 	int i;
 
 	for (i = 0; i < r->nwatch; i++) {
 		if (r->watch[i].handle_len == fh->handle_bytes &&
 		    r->watch[i].handle_type == fh->handle_type &&
-		    !memcmp(r->watch[i].handle, fh->f_handle,
-			    fh->handle_bytes))
+		    !memcmp(r->watch[i].handle, bytes, fh->handle_bytes))
 			return i;
 	}
 	return -1;
+}
+
+/*
+ * Records are packed after variable-length names, so nothing in the
+ * buffer is aligned: every header is copied out with memcpy.
+ */
+static int e2e_fanotify_dfid_name(struct e2e_reader *r, struct e2e_ev *ev,
+				  const char *p, const char *end)
+{
+	const char *h = p + offsetof(struct fanotify_event_info_fid, handle);
+	const char *bytes = h + sizeof(struct file_handle);
+	struct file_handle fh;
+
+	if (bytes > end)
+		return -1;
+	memcpy(&fh, h, sizeof(fh));
+	if (fh.handle_bytes >= (size_t)(end - bytes))
+		return -1;
+	snprintf(ev->name, sizeof(ev->name), "%.*s",
+		 (int)(end - bytes - fh.handle_bytes), bytes + fh.handle_bytes);
+	ev->watch = e2e_match_watch(r, &fh, bytes);
+	return 0;
 }
 
 /* Takes the dir and name from a DFID_NAME record; others are skipped. */
 static int e2e_fanotify_info(struct e2e_reader *r, struct e2e_ev *ev,
 			     const char *p, const char *end)
 {
-	const struct fanotify_event_info_fid *fid;
-	const struct file_handle *fh;
-	const char *name;
+	struct fanotify_event_info_header hdr;
 
-	while (p + sizeof(struct fanotify_event_info_header) <= end) {
-		fid = (const struct fanotify_event_info_fid *)p;
-		if (fid->hdr.len < sizeof(*fid) || p + fid->hdr.len > end)
+	while (p + sizeof(hdr) <= end) {
+		memcpy(&hdr, p, sizeof(hdr));
+		if (hdr.len < sizeof(hdr) || hdr.len > end - p)
 			return -1;
-		if (fid->hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME) {
-			fh = (const struct file_handle *)fid->handle;
-			name = (const char *)fh->f_handle + fh->handle_bytes;
-			if (name >= p + fid->hdr.len)
-				return -1;
-			snprintf(ev->name, sizeof(ev->name), "%.*s",
-				 (int)(p + fid->hdr.len - name), name);
-			ev->watch = e2e_match_watch(r, fh);
-		}
-		p += fid->hdr.len;
+		if (hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME &&
+		    e2e_fanotify_dfid_name(r, ev, p, p + hdr.len))
+			return -1;
+		p += hdr.len;
 	}
 	return 0;
 }
 
 int e2e_fanotify_decode(struct e2e_reader *r, struct e2e_ev *ev)
 {
-	const struct fanotify_event_metadata *md;
+	struct fanotify_event_metadata md;
 	const char *start = r->buf + r->off;
 
-	if (r->len - r->off < sizeof(*md))
+	if (r->len - r->off < sizeof(md))
 		return -1;
-	md = (const struct fanotify_event_metadata *)start;
-	if (md->event_len < sizeof(*md) || md->event_len > r->len - r->off ||
-	    md->vers != FANOTIFY_METADATA_VERSION)
+	memcpy(&md, start, sizeof(md));
+	if (md.event_len < sizeof(md) || md.event_len > r->len - r->off ||
+	    md.metadata_len > md.event_len ||
+	    md.vers != FANOTIFY_METADATA_VERSION)
 		return -1;
-	r->off += md->event_len;
-	ev->mask = md->mask;
-	if (md->fd >= 0)
-		close(md->fd);
-	if (e2e_fanotify_info(r, ev, start + md->metadata_len,
-			      start + md->event_len))
+	r->off += md.event_len;
+	ev->mask = md.mask;
+	if (md.fd >= 0)
+		close(md.fd);
+	if (e2e_fanotify_info(r, ev, start + md.metadata_len,
+			      start + md.event_len))
 		return -1;
 	/* "?": a directory we did not mark; "": no directory (overflow). */
 	if (ev->watch >= 0)

@@ -289,7 +289,7 @@ static void e2e_wait_mounted(void)
 
 static void e2e_remote_sentinel(const char *dir, char *name, size_t len)
 {
-	struct e2e_op ops[] = { OP_MKNOD(name), { E2E_END } };
+	struct e2e_op ops[] = { OP_MKNOD(name), OP_END };
 
 	snprintf(name, len, ".sync-%d-%u", (int)getpid(), e2e_sync_seq++);
 	if (e2e_remote(dir, ops))

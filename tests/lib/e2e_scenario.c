@@ -31,7 +31,7 @@ static struct e2e_reader *e2e_scenario_watch(const struct e2e_scenario *s,
 static void e2e_scenario_run(const struct e2e_scenario *s, bool remote)
 {
 	const char *mode = remote ? "remote" : "local";
-	struct e2e_op mkdir_op[] = { OP_MKDIR(NULL), { E2E_END } };
+	struct e2e_op mkdir_op[] = { OP_MKDIR(NULL), OP_END };
 	char dir[128], check[160], sentinel[PATH_MAX];
 	struct e2e_reader *r;
 	int err;
