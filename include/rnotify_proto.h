@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause */
+/*
+ * rnotify_proto.h - the remote-fsnotify extension of the FUSE protocol,
+ * as the server sees it.  This is the single source of truth for the
+ * server; kernel/patches declare the same numbers and structures in
+ * include/uapi/linux/fuse.h, and tests/unit/test_proto_header.c fails if
+ * the two ever disagree.
+ *
+ * The exchange:
+ *
+ *  1. INIT: a patched kernel offers FUSE_HAS_FSNOTIFY in the 64-bit INIT
+ *     flags (it lives in flags2, so FUSE_INIT_EXT must be set too).  The
+ *     server turns the extension on by returning the flag; otherwise the
+ *     kernel behaves exactly as a stock one.
+ *
+ *  2. FUSE_FSNOTIFY request (kernel -> server), nodeid in the in-header:
+ *     the combined mask of every local inotify/fanotify mark on that
+ *     object (FUSE_FSNOTIFY_INODE), or of every filesystem-wide mark on the
+ *     mount (FUSE_FSNOTIFY_FILESYSTEM, nodeid = FUSE_ROOT_ID).  A mask of 0
+ *     means "stop watching".  Updates are coalesced: only the latest mask
+ *     per object matters.  The server answers with an empty reply (or an
+ *     error, which the kernel ignores).
+ *
+ *  3. FUSE_NOTIFY_FSNOTIFY notification (server -> kernel; out-header
+ *     unique = 0, error = FUSE_NOTIFY_FSNOTIFY), a struct
+ *     fuse_notify_fsnotify_out followed by exactly namelen bytes of name,
+ *     not NUL-terminated (the frame length says where it ends, so a NUL
+ *     would only be a second, conflicting length).
+ *     - namelen == 0: an event on the object nodeid itself (MODIFY, ATTRIB,
+ *       CLOSE_WRITE, DELETE_SELF, MOVE_SELF, ...); the kernel also reports
+ *       it to watchers of the object's parent, with the name, as it does
+ *       for a local event.
+ *     - namelen > 0: a directory-entry event (CREATE, DELETE, MOVED_FROM,
+ *       MOVED_TO, optionally with ISDIR) in directory nodeid.
+ *     generation must match the kernel's inode, so a recycled nodeid never
+ *     receives another object's events.  A rename is two notifications
+ *     (MOVED_FROM, then MOVED_TO) sent back to back with the same nonzero
+ *     cookie; the kernel maps it to one cookie of its own.
+ *     The kernel rejects a bad frame with EINVAL (wrong size, namelen >
+ *     NAME_MAX, '/' or NUL in the name, unknown mask bits, a name where
+ *     none belongs) and an unknown nodeid or stale generation with ENOENT;
+ *     either way nothing is delivered.
+ *
+ * Numbers are chosen far from upstream FUSE growth: upstream allocates
+ * opcodes, notify codes and INIT flags sequentially from the bottom (7.45:
+ * opcodes <= 53, notify codes <= 9, INIT flags <= 1ULL << 42).
+ *  - FUSE_HAS_FSNOTIFY is the top INIT bit: upstream would need 21 more
+ *    flags to reach it, and a top-down private allocation never meets a
+ *    bottom-up public one without a visible collision first.
+ *  - Opcode and notify code live in 0x7f000000-0x7fffffff, a private range
+ *    that stays positive as an int (the notify code travels in the signed
+ *    error field), far above CUSE_INIT (4096) and the byte-swap sentinels
+ *    (FUSE_INIT << 24 = 0x1a000000, CUSE_INIT << 8 = 0x100000), and whose
+ *    byte-swapped forms (0x0100007f, 0x0200007f) are none of them either.
+ */
+#ifndef RNOTIFY_PROTO_H
+#define RNOTIFY_PROTO_H
+
+#include <stdint.h>
+
+/* INIT flag (bit 31 of flags2). */
+#define FUSE_HAS_FSNOTIFY		(1ULL << 63)
+
+/* Opcode of the watch-mask request. */
+#define FUSE_FSNOTIFY			0x7f000001
+
+/* Notify code of the remote-event notification. */
+#define FUSE_NOTIFY_FSNOTIFY		0x7f000002
+
+/* fuse_fsnotify_in.flags: exactly one of these. */
+#define FUSE_FSNOTIFY_INODE		(1 << 0)
+#define FUSE_FSNOTIFY_FILESYSTEM	(1 << 1)
+
+/*
+ * Event bits of both messages.  They equal the kernel's FS_* values (and,
+ * for bits 0-11 and ISDIR, the inotify IN_* values).  EVENT_ON_CHILD is
+ * only meaningful in a request: the directory watches its children.
+ */
+#define FUSE_FSNOTIFY_ACCESS		0x00000001
+#define FUSE_FSNOTIFY_MODIFY		0x00000002
+#define FUSE_FSNOTIFY_ATTRIB		0x00000004
+#define FUSE_FSNOTIFY_CLOSE_WRITE	0x00000008
+#define FUSE_FSNOTIFY_CLOSE_NOWRITE	0x00000010
+#define FUSE_FSNOTIFY_OPEN		0x00000020
+#define FUSE_FSNOTIFY_MOVED_FROM	0x00000040
+#define FUSE_FSNOTIFY_MOVED_TO		0x00000080
+#define FUSE_FSNOTIFY_CREATE		0x00000100
+#define FUSE_FSNOTIFY_DELETE		0x00000200
+#define FUSE_FSNOTIFY_DELETE_SELF	0x00000400
+#define FUSE_FSNOTIFY_MOVE_SELF		0x00000800
+#define FUSE_FSNOTIFY_EVENT_ON_CHILD	0x08000000
+#define FUSE_FSNOTIFY_ISDIR		0x40000000
+
+/* Event bits that take a name (directory-entry events). */
+#define FUSE_FSNOTIFY_DIRENT_EVENTS					\
+	(FUSE_FSNOTIFY_MOVED_FROM | FUSE_FSNOTIFY_MOVED_TO |		\
+	 FUSE_FSNOTIFY_CREATE | FUSE_FSNOTIFY_DELETE)
+
+/* Event bits that do not (events on the object itself). */
+#define FUSE_FSNOTIFY_OBJECT_EVENTS					\
+	(FUSE_FSNOTIFY_ACCESS | FUSE_FSNOTIFY_MODIFY |			\
+	 FUSE_FSNOTIFY_ATTRIB | FUSE_FSNOTIFY_CLOSE_WRITE |		\
+	 FUSE_FSNOTIFY_CLOSE_NOWRITE | FUSE_FSNOTIFY_OPEN |		\
+	 FUSE_FSNOTIFY_DELETE_SELF | FUSE_FSNOTIFY_MOVE_SELF)
+
+/* Bits the kernel may put in a FUSE_FSNOTIFY mask. */
+#define FUSE_FSNOTIFY_WATCH_EVENTS					\
+	(FUSE_FSNOTIFY_OBJECT_EVENTS | FUSE_FSNOTIFY_DIRENT_EVENTS |	\
+	 FUSE_FSNOTIFY_EVENT_ON_CHILD | FUSE_FSNOTIFY_ISDIR)
+
+/* Longest name in a notification (the kernel's NAME_MAX). */
+#define FUSE_FSNOTIFY_NAME_MAX		255
+
+struct fuse_fsnotify_in {
+	uint64_t	mask;
+	uint32_t	flags;
+	uint32_t	padding;
+};
+
+struct fuse_notify_fsnotify_out {
+	uint64_t	nodeid;
+	uint64_t	generation;
+	uint32_t	mask;
+	uint32_t	cookie;
+	uint32_t	namelen;
+	uint32_t	padding;
+};
+
+#endif /* RNOTIFY_PROTO_H */

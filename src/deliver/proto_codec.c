@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * proto_codec - the remote-fsnotify frames, byte for byte.
+ *
+ * Frames are read and written with memcpy into local structs, never by
+ * casting the caller's buffer: a buffer read from /dev/fuse or handed in
+ * by a fuzzer has no alignment promise.  Multi-byte fields are in host
+ * order, as everywhere in FUSE.  Each decoder checks the length before it
+ * reads a field and checks every field before it writes its output.
+ */
+#include <errno.h>
+#include <string.h>
+#include <linux/fuse.h>
+
+#include "proto_codec.h"
+
+_Static_assert(sizeof(struct fuse_out_header) == 16, "out-header size");
+_Static_assert(sizeof(struct fuse_in_header) == 40, "in-header size");
+_Static_assert(sizeof(struct fuse_fsnotify_in) == 16, "request size");
+_Static_assert(sizeof(struct fuse_notify_fsnotify_out) == 32,
+	       "notification size");
+
+static int proto_name_check(const char *name, uint32_t namelen)
+{
+	if (namelen > FUSE_FSNOTIFY_NAME_MAX)
+		return -EINVAL;
+	if (namelen && !name)
+		return -EINVAL;
+	/* "." and ".." are never directory entries of an event. */
+	if ((namelen == 1 && name[0] == '.') ||
+	    (namelen == 2 && name[0] == '.' && name[1] == '.'))
+		return -EINVAL;
+	if (memchr(name, '/', namelen) || memchr(name, '\0', namelen))
+		return -EINVAL;
+	return 0;
+}
+
+int proto_event_check(const struct proto_event *ev)
+{
+	uint32_t events = ev->mask & ~FUSE_FSNOTIFY_ISDIR;
+	uint32_t allowed = ev->namelen ? FUSE_FSNOTIFY_DIRENT_EVENTS :
+					 FUSE_FSNOTIFY_OBJECT_EVENTS;
+	uint32_t moves = FUSE_FSNOTIFY_MOVED_FROM | FUSE_FSNOTIFY_MOVED_TO;
+
+	if (!events || (events & ~allowed))
+		return -EINVAL;
+	if (ev->cookie && !(events & moves))
+		return -EINVAL;
+	if (!ev->nodeid)
+		return -EINVAL;
+	return proto_name_check(ev->name, ev->namelen);
+}
+
+int proto_encode_event(void *buf, size_t size, const struct proto_event *ev)
+{
+	struct fuse_out_header oh;
+	struct fuse_notify_fsnotify_out out;
+	size_t len;
+	int err;
+
+	err = proto_event_check(ev);
+	if (err)
+		return err;
+	len = sizeof(oh) + sizeof(out) + ev->namelen;
+	if (size < len)
+		return -ENOSPC;
+
+	memset(&out, 0, sizeof(out));
+	out.nodeid = ev->nodeid;
+	out.generation = ev->generation;
+	out.mask = ev->mask;
+	out.cookie = ev->cookie;
+	out.namelen = ev->namelen;
+	oh.len = len;
+	oh.error = FUSE_NOTIFY_FSNOTIFY;
+	oh.unique = 0;
+
+	memcpy(buf, &oh, sizeof(oh));
+	memcpy((char *)buf + sizeof(oh), &out, sizeof(out));
+	if (ev->namelen)
+		memcpy((char *)buf + sizeof(oh) + sizeof(out), ev->name,
+		       ev->namelen);
+	return len;
+}
+
+int proto_decode_event(const void *buf, size_t len, struct proto_event *ev)
+{
+	struct fuse_out_header oh;
+	struct fuse_notify_fsnotify_out out;
+	struct proto_event tmp;
+	size_t fixed = sizeof(oh) + sizeof(out);
+
+	if (len < fixed || len > PROTO_EVENT_FRAME_MAX)
+		return -EINVAL;
+	memcpy(&oh, buf, sizeof(oh));
+	memcpy(&out, (const char *)buf + sizeof(oh), sizeof(out));
+	if (oh.len != len || oh.unique != 0 ||
+	    oh.error != FUSE_NOTIFY_FSNOTIFY)
+		return -EINVAL;
+	/* The name ends exactly where the frame does. */
+	if (out.padding || out.namelen != len - fixed)
+		return -EINVAL;
+
+	tmp.nodeid = out.nodeid;
+	tmp.generation = out.generation;
+	tmp.mask = out.mask;
+	tmp.cookie = out.cookie;
+	tmp.namelen = out.namelen;
+	tmp.name = out.namelen ? (const char *)buf + fixed : NULL;
+	if (proto_event_check(&tmp))
+		return -EINVAL;
+	*ev = tmp;
+	return 0;
+}
+
+int proto_is_watch(const void *buf, size_t len)
+{
+	struct fuse_in_header ih;
+
+	if (len < sizeof(ih))
+		return 0;
+	memcpy(&ih, buf, sizeof(ih));
+	return ih.opcode == FUSE_FSNOTIFY;
+}
+
+int proto_decode_watch(const void *buf, size_t len, struct proto_watch *w)
+{
+	struct fuse_in_header ih;
+	struct fuse_fsnotify_in in;
+	uint32_t scope;
+
+	if (len < sizeof(ih))
+		return -EINVAL;
+	memcpy(&ih, buf, sizeof(ih));
+	if (ih.opcode != FUSE_FSNOTIFY)
+		return -EPROTO;
+	if (len != PROTO_WATCH_FRAME_SIZE || ih.len != len)
+		return -EINVAL;
+	memcpy(&in, (const char *)buf + sizeof(ih), sizeof(in));
+
+	scope = in.flags;
+	if (scope != FUSE_FSNOTIFY_INODE && scope != FUSE_FSNOTIFY_FILESYSTEM)
+		return -EINVAL;
+	if (scope == FUSE_FSNOTIFY_FILESYSTEM && ih.nodeid != FUSE_ROOT_ID)
+		return -EINVAL;
+	if (in.padding || (in.mask & ~(uint64_t)FUSE_FSNOTIFY_WATCH_EVENTS))
+		return -EINVAL;
+	if (!ih.nodeid || !ih.unique)
+		return -EINVAL;
+
+	w->unique = ih.unique;
+	w->nodeid = ih.nodeid;
+	w->mask = in.mask;
+	w->flags = scope;
+	return 0;
+}
+
+int proto_encode_watch(void *buf, size_t size, const struct proto_watch *w)
+{
+	struct fuse_in_header ih;
+	struct fuse_fsnotify_in in;
+
+	if (size < PROTO_WATCH_FRAME_SIZE)
+		return -ENOSPC;
+	memset(&ih, 0, sizeof(ih));
+	memset(&in, 0, sizeof(in));
+	ih.len = PROTO_WATCH_FRAME_SIZE;
+	ih.opcode = FUSE_FSNOTIFY;
+	ih.unique = w->unique;
+	ih.nodeid = w->nodeid;
+	in.mask = w->mask;
+	in.flags = w->flags;
+	memcpy(buf, &ih, sizeof(ih));
+	memcpy((char *)buf + sizeof(ih), &in, sizeof(in));
+	return PROTO_WATCH_FRAME_SIZE;
+}
+
+int proto_encode_reply(void *buf, size_t size, uint64_t unique, int error)
+{
+	struct fuse_out_header oh;
+
+	if (size < sizeof(oh))
+		return -ENOSPC;
+	if (!unique || error > 0 || error <= -512)
+		return -EINVAL;
+	oh.len = sizeof(oh);
+	oh.error = error;
+	oh.unique = unique;
+	memcpy(buf, &oh, sizeof(oh));
+	return sizeof(oh);
+}

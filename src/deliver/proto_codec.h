@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * proto_codec - encode, decode and validate the frames of the remote
+ * fsnotify protocol (include/rnotify_proto.h).  Pure functions over
+ * caller-owned buffers: no I/O, no allocation, no global state, so the
+ * decoders can be fuzzed and every rule tested byte for byte.
+ *
+ * The validation rules for notifications are the kernel's own (see the
+ * FUSE_NOTIFY_FSNOTIFY handler in kernel/patches): a server that encodes
+ * with proto_encode_event() never sends a frame the kernel rejects as
+ * malformed.  Every function returns 0 or a frame length on success and a
+ * negative errno on bad input, and writes nothing to its output then.
+ */
+#ifndef RNOTIFY_PROTO_CODEC_H
+#define RNOTIFY_PROTO_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rnotify_proto.h"
+
+/* Largest notification frame: out-header, fixed part, longest name. */
+#define PROTO_EVENT_FRAME_MAX						\
+	(16 + sizeof(struct fuse_notify_fsnotify_out) +		\
+	 FUSE_FSNOTIFY_NAME_MAX)
+
+/* Size of a FUSE_FSNOTIFY request: in-header plus fuse_fsnotify_in. */
+#define PROTO_WATCH_FRAME_SIZE						\
+	(40 + sizeof(struct fuse_fsnotify_in))
+
+/* A remote event, as the server describes it. */
+struct proto_event {
+	uint64_t nodeid;
+	uint64_t generation;
+	uint32_t mask;
+	uint32_t cookie;
+	uint32_t namelen;
+	const char *name;	/* namelen bytes, no NUL; may be NULL if 0 */
+};
+
+/* A watch-mask update, as the kernel sent it. */
+struct proto_watch {
+	uint64_t unique;	/* to answer with proto_encode_reply() */
+	uint64_t nodeid;
+	uint64_t mask;
+	uint32_t flags;		/* FUSE_FSNOTIFY_INODE or _FILESYSTEM */
+};
+
+/* The kernel's rules for an event; 0 or -EINVAL. */
+int proto_event_check(const struct proto_event *ev);
+
+/*
+ * Write a complete notification frame (fuse_out_header included) into
+ * buf.  Returns the frame length, -EINVAL for an event the kernel would
+ * reject, -ENOSPC if buf is too small.
+ */
+int proto_encode_event(void *buf, size_t size, const struct proto_event *ev);
+
+/*
+ * Parse a complete notification frame.  ev->name points into buf.
+ * Returns 0, or -EINVAL for any frame the kernel would reject.
+ */
+int proto_decode_event(const void *buf, size_t len, struct proto_event *ev);
+
+/* True if buf (len bytes, as read from /dev/fuse) is a FUSE_FSNOTIFY. */
+int proto_is_watch(const void *buf, size_t len);
+
+/*
+ * Parse a FUSE_FSNOTIFY request as read from /dev/fuse.  Returns 0,
+ * -EPROTO if it is another opcode, -EINVAL if it is malformed (wrong
+ * length, not exactly one scope flag, unknown mask bits, nonzero padding,
+ * a filesystem scope on a nodeid other than the root).
+ */
+int proto_decode_watch(const void *buf, size_t len, struct proto_watch *w);
+
+/* Encode a FUSE_FSNOTIFY request (for tests and fuzzing); frame length. */
+int proto_encode_watch(void *buf, size_t size, const struct proto_watch *w);
+
+/* Write the answer to request unique (error 0 or -errno); its length. */
+int proto_encode_reply(void *buf, size_t size, uint64_t unique, int error);
+
+#endif

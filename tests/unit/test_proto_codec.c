@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_proto_codec - every validation rule of the remote-fsnotify frames,
+ * with exact lengths and exact bytes, and round trips through the codec.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <linux/fuse.h>
+
+#include "../../src/deliver/proto_codec.h"
+#include "../lib/check.h"
+
+CHECK_MAIN_DEFS;
+
+static struct proto_event ev_named(uint32_t mask, const char *name)
+{
+	struct proto_event ev = {
+		.nodeid = 1, .generation = 7, .mask = mask,
+		.namelen = name ? strlen(name) : 0, .name = name,
+	};
+	return ev;
+}
+
+static void test_encode_layout(void)
+{
+	unsigned char buf[PROTO_EVENT_FRAME_MAX];
+	struct proto_event ev = ev_named(FUSE_FSNOTIFY_CREATE, "abc");
+	struct fuse_out_header oh;
+	struct fuse_notify_fsnotify_out out;
+	int len;
+
+	memset(buf, 0xaa, sizeof(buf));
+	len = proto_encode_event(buf, sizeof(buf), &ev);
+	CHECK("encode: length is 16 + 32 + namelen", len == 51);
+	memcpy(&oh, buf, sizeof(oh));
+	memcpy(&out, buf + 16, sizeof(out));
+	CHECK("encode: out-header len", oh.len == 51);
+	CHECK("encode: notify code in error",
+	      oh.error == FUSE_NOTIFY_FSNOTIFY);
+	CHECK("encode: unique 0", oh.unique == 0);
+	CHECK("encode: fields", out.nodeid == 1 && out.generation == 7 &&
+	      out.mask == FUSE_FSNOTIFY_CREATE && out.cookie == 0 &&
+	      out.namelen == 3 && out.padding == 0);
+	CHECK("encode: name bytes, no NUL", !memcmp(buf + 48, "abc", 3) &&
+	      buf[51] == 0xaa);
+}
+
+static void test_encode_rejects(void)
+{
+	unsigned char buf[PROTO_EVENT_FRAME_MAX + 8];
+	char longname[FUSE_FSNOTIFY_NAME_MAX + 2];
+	struct proto_event ev;
+
+	memset(buf, 0x55, sizeof(buf));
+	ev = ev_named(FUSE_FSNOTIFY_CREATE, "a/b");
+	CHECK("encode: '/' in name", proto_encode_event(buf, sizeof(buf), &ev)
+	      == -EINVAL);
+	ev = ev_named(FUSE_FSNOTIFY_CREATE, "ab");
+	ev.namelen = 3;		/* includes the NUL */
+	CHECK("encode: NUL in name",
+	      proto_encode_event(buf, sizeof(buf), &ev) == -EINVAL);
+	ev = ev_named(FUSE_FSNOTIFY_CREATE, "..");
+	CHECK("encode: dot-dot", proto_encode_event(buf, sizeof(buf), &ev)
+	      == -EINVAL);
+	memset(longname, 'x', sizeof(longname));
+	longname[FUSE_FSNOTIFY_NAME_MAX + 1] = '\0';
+	ev = ev_named(FUSE_FSNOTIFY_CREATE, longname);
+	CHECK("encode: 256-byte name", proto_encode_event(buf, sizeof(buf),
+	      &ev) == -EINVAL);
+	longname[FUSE_FSNOTIFY_NAME_MAX] = '\0';
+	ev = ev_named(FUSE_FSNOTIFY_CREATE, longname);
+	CHECK("encode: 255-byte name fits PROTO_EVENT_FRAME_MAX",
+	      proto_encode_event(buf, sizeof(buf), &ev) ==
+	      (int)PROTO_EVENT_FRAME_MAX);
+	memset(buf, 0x55, sizeof(buf));
+	CHECK("encode: short buffer", proto_encode_event(buf,
+	      PROTO_EVENT_FRAME_MAX - 1, &ev) == -ENOSPC);
+	ev = ev_named(FUSE_FSNOTIFY_MODIFY, "a");
+	CHECK("encode: object event with a name",
+	      proto_encode_event(buf, sizeof(buf), &ev) == -EINVAL);
+	ev = ev_named(FUSE_FSNOTIFY_CREATE, NULL);
+	CHECK("encode: dirent event without a name",
+	      proto_encode_event(buf, sizeof(buf), &ev) == -EINVAL);
+	ev = ev_named(FUSE_FSNOTIFY_ISDIR, NULL);
+	CHECK("encode: ISDIR alone", proto_encode_event(buf, sizeof(buf),
+	      &ev) == -EINVAL);
+	ev = ev_named(FUSE_FSNOTIFY_EVENT_ON_CHILD | FUSE_FSNOTIFY_MODIFY,
+		      NULL);
+	CHECK("encode: EVENT_ON_CHILD not an event",
+	      proto_encode_event(buf, sizeof(buf), &ev) == -EINVAL);
+	ev = ev_named(FUSE_FSNOTIFY_CREATE, "a");
+	ev.cookie = 5;
+	CHECK("encode: cookie on a non-move", proto_encode_event(buf,
+	      sizeof(buf), &ev) == -EINVAL);
+	ev = ev_named(FUSE_FSNOTIFY_MODIFY, NULL);
+	ev.nodeid = 0;
+	CHECK("encode: nodeid 0", proto_encode_event(buf, sizeof(buf), &ev)
+	      == -EINVAL);
+	CHECK("encode: rejected leaves buffer untouched", buf[0] == 0x55 &&
+	      buf[15] == 0x55);
+}
+
+static void test_event_round_trip(void)
+{
+	unsigned char buf[PROTO_EVENT_FRAME_MAX];
+	struct proto_event ev = ev_named(FUSE_FSNOTIFY_MOVED_TO |
+					 FUSE_FSNOTIFY_ISDIR, "dir");
+	struct proto_event got;
+	int len;
+
+	ev.cookie = 42;
+	len = proto_encode_event(buf, sizeof(buf), &ev);
+	CHECK("round trip: decode", len > 0 &&
+	      proto_decode_event(buf, len, &got) == 0);
+	CHECK("round trip: fields", got.nodeid == 1 && got.generation == 7 &&
+	      got.mask == (FUSE_FSNOTIFY_MOVED_TO | FUSE_FSNOTIFY_ISDIR) &&
+	      got.cookie == 42 && got.namelen == 3 &&
+	      !memcmp(got.name, "dir", 3));
+	CHECK("decode: name past the frame",
+	      proto_decode_event(buf, len - 1, &got) == -EINVAL);
+	CHECK("decode: trailing byte",
+	      proto_decode_event(buf, len + 1, &got) == -EINVAL);
+	buf[4] = 0x01;		/* error field: another notify code */
+	CHECK("decode: other notify code",
+	      proto_decode_event(buf, len, &got) == -EINVAL);
+}
+
+static void test_watch(void)
+{
+	unsigned char buf[PROTO_WATCH_FRAME_SIZE + 8];
+	struct proto_watch w = {
+		.unique = 9, .nodeid = 5,
+		.mask = FUSE_FSNOTIFY_CREATE | FUSE_FSNOTIFY_EVENT_ON_CHILD,
+		.flags = FUSE_FSNOTIFY_INODE,
+	};
+	struct proto_watch got;
+	struct fuse_in_header ih;
+	int len;
+
+	len = proto_encode_watch(buf, sizeof(buf), &w);
+	CHECK("watch: frame size 56", len == 56);
+	CHECK("watch: is_watch", proto_is_watch(buf, len));
+	CHECK("watch: decode", proto_decode_watch(buf, len, &got) == 0 &&
+	      got.unique == 9 && got.nodeid == 5 && got.mask == w.mask &&
+	      got.flags == FUSE_FSNOTIFY_INODE);
+	CHECK("watch: short frame", proto_decode_watch(buf, len - 1, &got)
+	      == -EINVAL);
+
+	w.flags = FUSE_FSNOTIFY_INODE | FUSE_FSNOTIFY_FILESYSTEM;
+	proto_encode_watch(buf, sizeof(buf), &w);
+	CHECK("watch: two scopes", proto_decode_watch(buf, len, &got)
+	      == -EINVAL);
+	w.flags = FUSE_FSNOTIFY_FILESYSTEM;
+	proto_encode_watch(buf, sizeof(buf), &w);
+	CHECK("watch: filesystem scope off the root",
+	      proto_decode_watch(buf, len, &got) == -EINVAL);
+	w.nodeid = FUSE_ROOT_ID;
+	proto_encode_watch(buf, sizeof(buf), &w);
+	CHECK("watch: filesystem scope on the root",
+	      proto_decode_watch(buf, len, &got) == 0 &&
+	      got.flags == FUSE_FSNOTIFY_FILESYSTEM);
+	w.mask = 1ULL << 40;
+	proto_encode_watch(buf, sizeof(buf), &w);
+	CHECK("watch: unknown mask bit", proto_decode_watch(buf, len, &got)
+	      == -EINVAL);
+	w.mask = 0;
+	proto_encode_watch(buf, sizeof(buf), &w);
+	CHECK("watch: mask 0 (stop watching)",
+	      proto_decode_watch(buf, len, &got) == 0 && got.mask == 0);
+
+	memcpy(&ih, buf, sizeof(ih));
+	ih.opcode = FUSE_GETATTR;
+	memcpy(buf, &ih, sizeof(ih));
+	CHECK("watch: other opcode", !proto_is_watch(buf, len) &&
+	      proto_decode_watch(buf, len, &got) == -EPROTO);
+}
+
+static void test_reply(void)
+{
+	unsigned char buf[16];
+	struct fuse_out_header oh;
+
+	CHECK("reply: length", proto_encode_reply(buf, sizeof(buf), 77,
+	      -ENOENT) == 16);
+	memcpy(&oh, buf, sizeof(oh));
+	CHECK("reply: fields", oh.len == 16 && oh.error == -ENOENT &&
+	      oh.unique == 77);
+	CHECK("reply: positive error", proto_encode_reply(buf, sizeof(buf),
+	      77, 1) == -EINVAL);
+	CHECK("reply: unique 0", proto_encode_reply(buf, sizeof(buf), 0, 0)
+	      == -EINVAL);
+}
+
+int main(void)
+{
+	test_encode_layout();
+	test_encode_rejects();
+	test_event_round_trip();
+	test_watch();
+	test_reply();
+	return check_exit();
+}
