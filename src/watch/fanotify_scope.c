@@ -48,13 +48,20 @@ int watch_fd_id(int fd, struct rn_id *id)
 int fan_scope_init(struct fan_scope *s, const struct watch_config *cfg)
 {
 	memset(s, 0, sizeof(*s));
+	s->mount_fd = -1;
 	s->root_fd = cfg->backing_fd;
 	s->resolve = cfg->resolve;
 	s->resolve_arg = cfg->resolve_arg;
 	if (watch_fd_id(s->root_fd, &s->root) < 0)
 		return -1;
+	/* open_by_handle_at() refuses an O_PATH fd as its mount fd. */
+	s->mount_fd = openat(s->root_fd, ".",
+			     O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->mount_fd < 0)
+		return -1;
 	s->cache = dir_cache_new(FAN_SCOPE_CACHE);
 	if (!s->cache) {
+		close(s->mount_fd);
 		errno = ENOMEM;
 		return -1;
 	}
@@ -65,6 +72,9 @@ void fan_scope_fini(struct fan_scope *s)
 {
 	dir_cache_free(s->cache);
 	s->cache = NULL;
+	if (s->mount_fd >= 0)
+		close(s->mount_fd);
+	s->mount_fd = -1;
 }
 
 /* Opens the object of a handle as O_PATH, or -1. */
@@ -79,7 +89,7 @@ static int fan_scope_open(struct fan_scope *s, const struct fan_fid *fid)
 	u.fh.handle_bytes = fid->len;
 	u.fh.handle_type = fid->type;
 	memcpy(u.fh.f_handle, fid->handle, fid->len);
-	return open_by_handle_at(s->root_fd, &u.fh, O_PATH | O_CLOEXEC);
+	return open_by_handle_at(s->mount_fd, &u.fh, O_PATH | O_CLOEXEC);
 }
 
 /* Walks up from fd (consumed) to the root of its mount. */

@@ -14,7 +14,8 @@
 #include "watch.h"
 
 struct fan_scope {
-	int root_fd;		/* the export root (not owned) */
+	int root_fd;		/* the export root, O_PATH (not owned) */
+	int mount_fd;		/* the same opened for reading: owned */
 	struct rn_id root;
 	struct dir_cache *cache;
 	watch_resolve_fn resolve;

@@ -60,8 +60,9 @@ struct fan_watch *fan_watch_open(const struct watch_config *cfg)
 	w->fd = fanotify_init(FAN_INIT_FLAGS, O_RDONLY | O_CLOEXEC);
 	if (w->fd < 0)
 		goto fail_scope;
+	/* "." and not NULL: an O_PATH fd is only accepted as a dirfd. */
 	if (fanotify_mark(w->fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
-			  FAN_WATCH_MASK, cfg->backing_fd, NULL) < 0)
+			  FAN_WATCH_MASK, cfg->backing_fd, ".") < 0)
 		goto fail_fd;
 	return w;
 fail_fd:
