@@ -1,0 +1,163 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Real watchers on the mount: inotifywait (inotify-tools) in recursive
+# monitor mode, as sync tools and build watchers use it, must see remote
+# changes exactly as it would see local ones, including a file created in a
+# directory that itself just appeared remotely (the recursive watcher adds
+# its watch when it reads the dir's CREATE).
+#
+#   tests/e2e/watchers.sh RNOTIFYFS        (RNOTIFY_NATIVE=1: no server)
+#
+# Each step ends with a sentinel created in BACKING; the lines inotifywait
+# printed before the sentinel's line are the step's complete output and
+# must equal the expected ones. Waits poll a condition with a bound.
+# Needs: inotify-tools, fuse3 (fusermount3).
+
+set -u
+
+srv=${1:?usage: $0 RNOTIFYFS}
+tmp=$(mktemp -d /tmp/rnotify-watchers.XXXXXX)
+back=$tmp/backing
+mnt=$tmp/mnt
+log=$tmp/events
+srv_pid=
+watch_pid=
+seq=0
+failed=0
+mkdir "$back"
+
+if [ "${RNOTIFY_NATIVE:-0}" = 1 ]; then
+	mnt=$back
+else
+	mkdir "$mnt"
+fi
+
+srv_gone() {
+	! kill -0 "$srv_pid" 2>/dev/null
+}
+
+cleanup() {
+	[ -n "$watch_pid" ] && kill "$watch_pid" 2>/dev/null
+	if [ -n "$srv_pid" ]; then
+		kill -TERM "$srv_pid" 2>/dev/null
+		wait_until 5000 srv_gone || kill -KILL "$srv_pid" 2>/dev/null
+		fusermount3 -u -z "$mnt" 2>/dev/null
+	fi
+	rm -rf --one-file-system "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+# wait_until MS CMD...: polls CMD every 10 ms for at most MS ms.
+wait_until() {
+	local ms=$1 i
+	shift
+	for ((i = 0; i < ms / 10; i++)); do
+		"$@" && return 0
+		sleep 0.01
+	done
+	return 1
+}
+
+die() {
+	echo "FAIL watchers/$1: $2"
+	exit 1
+}
+
+is_mounted() {
+	awk -v m="$mnt" '{
+		for (i = 7; i <= NF; i++)
+			if ($i == "-") {
+				if ($5 == m && $(i + 1) == "fuse.rnotifyfs")
+					found = 1
+				break
+			}
+	} END { exit !found }' /proc/self/mountinfo
+}
+
+start_server() {
+	"$srv" -f "$back" "$mnt" >&2 &
+	srv_pid=$!
+	wait_until 10000 is_mounted || die mount "no fuse.rnotifyfs on $mnt"
+}
+
+# Events as "MASK path-under-the-mount", one a line.
+start_watcher() {
+	inotifywait -m -r -q \
+		-e create -e delete -e moved_from -e moved_to -e modify \
+		-e attrib -e close_write -e delete_self -e move_self \
+		--format '%e %w%f' "$mnt" >"$log" 2>"$tmp/watcher.err" &
+	watch_pid=$!
+	# -q hides "Watches established": test that the watch is live by
+	# a local change through the mount instead, which is synchronous.
+	wait_until 10000 probe_local || die watcher "inotifywait never ready"
+	lines_done=$(wc -l <"$log")
+}
+
+probe_local() {
+	touch "$mnt/.probe-$seq" 2>/dev/null
+	seq=$((seq + 1))
+	grep -q '^CREATE .*\.probe-' "$log"
+}
+
+# sentinel NAME: waits until the remote sentinel's CREATE line is printed.
+has_line() {
+	grep -qx "CREATE $mnt/$1" "$log"
+}
+
+# The remote pipeline may start after the mount: retry fresh sentinels.
+wait_live() {
+	local i
+	for ((i = 0; i < 40; i++)); do
+		ln -s x "$back/.live-$i"
+		wait_until 250 has_line ".live-$i" && break
+	done
+	[ $i -lt 40 ] || die live "no remote CREATE reached the mount in 10 s"
+	lines_done=$(wc -l <"$log")
+}
+
+# expect NAME LINE...: the lines since the last step, up to a fresh
+# sentinel, must be exactly LINE... (paths relative to the mount).
+expect() {
+	local name=$1 s=".sentinel-$seq" got want
+	shift
+	seq=$((seq + 1))
+	# A symlink: its CREATE is its only event (touch adds ATTRIB,
+	# CLOSE_WRITE after the CREATE, which would spill into the next step).
+	ln -s x "$back/$s"
+	if ! wait_until 5000 has_line "$s"; then
+		echo "FAIL watchers/$name: sentinel not seen in 5 s; got" \
+		     "$(tail -n +$((lines_done + 1)) "$log" | tr '\n' ',')"
+		failed=1
+		return
+	fi
+	got=$(tail -n +$((lines_done + 1)) "$log" | sed "s|$mnt/||" |
+	      sed '/^CREATE \.sentinel-/,$d' | tr '\n' ',')
+	want=$(printf '%s\n' "$@" | tr '\n' ',')
+	lines_done=$(grep -nx "CREATE $mnt/$s" "$log" | cut -d: -f1)
+	if [ "$got" = "$want" ]; then
+		echo "PASS watchers/$name"
+	else
+		echo "FAIL watchers/$name: expected [$want] got [$got]"
+		failed=1
+	fi
+}
+
+[ "${RNOTIFY_NATIVE:-0}" = 1 ] || start_server
+command -v inotifywait >/dev/null || die setup "inotifywait not installed"
+start_watcher
+wait_live
+
+mkdir "$back/d"
+expect inotifywait_mkdir "CREATE,ISDIR d"
+touch "$back/d/f"
+expect inotifywait_create_in_new_dir "CREATE d/f" "ATTRIB d/f" \
+	"CLOSE_WRITE,CLOSE d/f"
+printf 'new' >>"$back/d/f"
+expect inotifywait_append "MODIFY d/f" "CLOSE_WRITE,CLOSE d/f"
+mv "$back/d/f" "$back/d/g"
+expect inotifywait_rename "MOVED_FROM d/f" "MOVED_TO d/g"
+rm -r "$back/d"
+expect inotifywait_rm_r "DELETE d/g" "DELETE_SELF d/" "DELETE,ISDIR d"
+exit $failed
