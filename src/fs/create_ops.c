@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Ops that make a new name without opening it: mknod, mkdir, symlink.
+ * Each asks the gate first (a replayed create is answered, not done),
+ * then creates with one *at() call under the parent's fd, gives the new
+ * object to the caller and replies its entry.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fs_internal.h"
+#include "name_check.h"
+
+struct fs_make {
+	enum fs_gate_op op;
+	mode_t mode;
+	dev_t rdev;
+	const char *target;	/* symlink only */
+};
+
+static int make_backing(const struct fs_make *m, int dirfd, const char *name)
+{
+	int ret;
+
+	if (m->op == FS_GATE_MKDIR)
+		ret = mkdirat(dirfd, name, m->mode);
+	else if (m->op == FS_GATE_SYMLINK)
+		ret = symlinkat(m->target, dirfd, name);
+	else
+		ret = mknodat(dirfd, name, m->mode, m->rdev);
+	return ret ? -errno : 0;
+}
+
+static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name,
+		      const struct fs_make *m)
+{
+	struct fs_gate_query q = { .op = m->op, .parent = parent, .name = name };
+	struct fs *fs = fs_of(req);
+	struct fs_gate_answer a;
+	struct fs_inode *dir, *child;
+	struct stat st;
+	int err;
+
+	fs_gate_ask(fs, req, &q, &a);
+	if (a.verdict == FS_GATE_ERR) {
+		fuse_reply_err(req, a.err);
+		return;
+	}
+	dir = fs_inode_get(fs, parent);
+	err = dir ? fs_name_check(name, false) : -ESTALE;
+	if (!err && a.verdict == FS_GATE_ANSWER) {
+		fs_answer_create(req, dir, name, &a.st);
+		fs_inode_put(fs, dir);
+		return;
+	}
+	if (!err && dir->fd < 0)
+		err = -ESTALE;
+	if (!err) {
+		fs_change_note(fs, dir, name);
+		err = make_backing(m, dir->fd, name);
+	}
+	if (!err) {
+		fs_own_new(req, dir, name);
+		err = fs_entry_learn(fs, dir, name, &child, &st);
+	}
+	if (err)
+		fuse_reply_err(req, -err);
+	else
+		fs_reply_entry(req, dir, name, child, &st);
+	fs_inode_put(fs, dir);
+}
+
+void fs_op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
+		 mode_t mode, dev_t rdev)
+{
+	struct fs_make m = { .op = FS_GATE_MKNOD, .mode = mode, .rdev = rdev };
+
+	make_node(req, parent, name, &m);
+}
+
+void fs_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
+		 mode_t mode)
+{
+	struct fs_make m = { .op = FS_GATE_MKDIR, .mode = mode };
+
+	make_node(req, parent, name, &m);
+}
+
+void fs_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
+		   const char *name)
+{
+	struct fs_make m = { .op = FS_GATE_SYMLINK, .target = link };
+
+	make_node(req, parent, name, &m);
+}

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * File ops: open, create, read, write, flush, release, fsync, fallocate,
+ * lseek, copy_file_range, flock. fi->fh is a plain fd on the backing
+ * file, owned by the open file until release.
+ *
+ * Files are opened through /proc/self/fd/N of the inode's O_PATH fd: the
+ * magic link names exactly that inode, so no path is walked and no
+ * symlink followed. POSIX byte-range locks are not implemented: without
+ * getlk/setlk the kernel keeps them locally, which is right for one
+ * client; flock() locks are passed to the backing file so that they hold
+ * against other users of the backing store too.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "fs_internal.h"
+#include "name_check.h"
+#include "names_shown.h"
+
+static int open_node(struct fs_inode *in, int flags)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", in->fd);
+	fd = open(path, (flags & ~(O_NOFOLLOW | O_CREAT)) | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fs_gate_query q = { .op = FS_GATE_OPEN, .nodeid = ino };
+	struct fs *fs = fs_of(req);
+	struct fs_gate_answer a;
+	struct fs_inode *in;
+	int fd = -ESTALE;
+
+	fs_gate_ask(fs, req, &q, &a);
+	if (a.verdict == FS_GATE_ERR) {
+		fuse_reply_err(req, a.err);
+		return;
+	}
+	in = fs_inode_get(fs, ino);
+	if (in && in->fd >= 0) {
+		if (fi->flags & O_TRUNC)
+			fs_change_note(fs, in, "");
+		fd = open_node(in, fi->flags);
+	}
+	fs_inode_put(fs, in);
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
+		return;
+	}
+	fi->fh = fd;
+	fi->direct_io = a.verdict == FS_GATE_OPEN_DIRECT;
+	if (fuse_reply_open(req, fi))
+		close(fd);
+}
+
+static int create_backing(fuse_req_t req, struct fs_inode *dir,
+			  const char *name, mode_t mode, int flags)
+{
+	struct fs *fs = fs_of(req);
+	int fd, err = fs_name_check(name, false);
+
+	if (err)
+		return err;
+	if (dir->fd < 0)
+		return -ESTALE;
+	fs_change_note(fs, dir, name);
+	/* O_NOFOLLOW: never create through a dangling symlink. */
+	fd = openat(dir->fd, name, (flags | O_CREAT | O_NOFOLLOW | O_CLOEXEC),
+		    mode);
+	if (fd < 0)
+		return -errno;
+	fs_own_new(req, dir, name);
+	return fd;
+}
+
+void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
+		  mode_t mode, struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+	struct fs_inode *dir = fs_inode_get(fs, parent), *child;
+	struct fuse_entry_param e;
+	struct stat st;
+	int fd = dir ? create_backing(req, dir, name, mode, fi->flags) :
+		       -ESTALE;
+	int err = fd < 0 ? fd : fs_entry_learn(fs, dir, name, &child, &st);
+
+	if (err) {
+		if (fd >= 0)
+			close(fd);
+		fuse_reply_err(req, -err);
+		fs_inode_put(fs, dir);
+		return;
+	}
+	fs_names_show(&fs->table, parent, name, child->nodeid);
+	fs_entry_param(fs, child, &st, &e);
+	fi->fh = fd;
+	if (fuse_reply_create(req, &e, fi)) {
+		close(fd);
+		fs_table_forget(&fs->table, child->nodeid, 1);
+	}
+	fs_inode_put(fs, dir);
+}
+
+void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		struct fuse_file_info *fi)
+{
+	struct fuse_bufvec buf = FUSE_BUFVEC_INIT(size);
+
+	buf.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+	buf.buf[0].fd = fi->fh;
+	buf.buf[0].pos = off;
+	fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
+}
+
+void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv,
+		     off_t off, struct fuse_file_info *fi)
+{
+	struct fs_gate_query q = { .op = FS_GATE_WRITE, .nodeid = ino };
+	struct fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(bufv));
+	struct fs *fs = fs_of(req);
+	struct fs_gate_answer a;
+	struct fs_inode *in;
+	ssize_t n;
+
+	fs_gate_ask(fs, req, &q, &a);
+	if (a.verdict == FS_GATE_ERR) {
+		fuse_reply_err(req, a.err);
+		return;
+	}
+	if (a.verdict == FS_GATE_ANSWER) {
+		fuse_reply_write(req, fuse_buf_size(bufv));
+		return;
+	}
+	in = fs_inode_get(fs, ino);
+	if (in)
+		fs_change_note(fs, in, "");
+	fs_inode_put(fs, in);
+	out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+	out.buf[0].fd = fi->fh;
+	out.buf[0].pos = off;
+	n = fuse_buf_copy(&out, bufv, 0);
+	if (n < 0)
+		fuse_reply_err(req, -n);
+	else
+		fuse_reply_write(req, n);
+}
+
+void fs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	/* close() of a duplicate reports write-back errors, as close would. */
+	int ret = close(dup(fi->fh));
+
+	fuse_reply_err(req, ret ? errno : 0);
+}
+
+void fs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	close(fi->fh);
+	fuse_reply_err(req, 0);
+}
+
+void fs_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
+		 struct fuse_file_info *fi)
+{
+	int ret = datasync ? fdatasync(fi->fh) : fsync(fi->fh);
+
+	fuse_reply_err(req, ret ? errno : 0);
+}
+
+static void note_node(fuse_req_t req, fuse_ino_t ino)
+{
+	struct fs *fs = fs_of(req);
+	struct fs_inode *in = fs_inode_get(fs, ino);
+
+	if (in)
+		fs_change_note(fs, in, "");
+	fs_inode_put(fs, in);
+}
+
+void fs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
+		     off_t length, struct fuse_file_info *fi)
+{
+	note_node(req, ino);
+	if (fallocate(fi->fh, mode, offset, length))
+		fuse_reply_err(req, errno);
+	else
+		fuse_reply_err(req, 0);
+}
+
+void fs_op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+		 struct fuse_file_info *fi)
+{
+	off_t res = lseek(fi->fh, off, whence);
+
+	if (res < 0)
+		fuse_reply_err(req, errno);
+	else
+		fuse_reply_lseek(req, res);
+}
+
+void fs_op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
+			   struct fuse_file_info *fi_in, fuse_ino_t ino_out,
+			   off_t off_out, struct fuse_file_info *fi_out,
+			   size_t len, int flags)
+{
+	ssize_t n;
+
+	note_node(req, ino_out);
+	n = copy_file_range(fi_in->fh, &off_in, fi_out->fh, &off_out, len,
+			    flags);
+	if (n < 0)
+		fuse_reply_err(req, errno);
+	else
+		fuse_reply_write(req, n);
+}
+
+void fs_op_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+		 int op)
+{
+	fuse_reply_err(req, flock(fi->fh, op) ? errno : 0);
+}

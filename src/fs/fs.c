@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The passthrough file system: its life (fs_new, fs_destroy), what it
+ * tells the rest of the server (node ids, host ids, names shown, cache
+ * invalidation) and, at the end, the ops table: the index of the ops,
+ * which live in entry_ops.c, create_ops.c, attr_ops.c, file_ops.c,
+ * dir_ops.c and xattr_ops.c.
+ *
+ * The fs object is created before the session and destroyed after it; the
+ * session pointer is set once before the loop starts and cleared after it
+ * ends, so handlers and invalidators read it without a lock.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fs_internal.h"
+#include "name_check.h"
+#include "names_shown.h"
+
+struct fs *fs_new(const struct fs_config *cfg)
+{
+	struct fs *fs = calloc(1, sizeof(*fs));
+	int err;
+
+	if (!fs)
+		return NULL;
+	fs->root_fd = open(cfg->backing, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fs->root_fd < 0) {
+		err = errno;
+		free(fs);
+		errno = err;
+		return NULL;
+	}
+	err = fs_table_init(&fs->table, fs->root_fd);
+	if (err) {
+		close(fs->root_fd);
+		free(fs);
+		errno = -err;
+		return NULL;
+	}
+	pthread_rwlock_init(&fs->hooks_lock, NULL);
+	fs->entry_timeout = cfg->entry_timeout;
+	fs->attr_timeout = cfg->attr_timeout;
+	fs->debug = cfg->debug;
+	/* Modes arrive with the caller's umask applied: apply no other. */
+	umask(0);
+	return fs;
+}
+
+void fs_destroy(struct fs *fs)
+{
+	if (!fs)
+		return;
+	fs_table_destroy(&fs->table);
+	pthread_rwlock_destroy(&fs->hooks_lock);
+	close(fs->root_fd);
+	free(fs);
+}
+
+void fs_set_session(struct fs *fs, struct fuse_session *se)
+{
+	fs->se = se;
+}
+
+int fs_backing_fd(const struct fs *fs)
+{
+	return fs->root_fd;
+}
+
+bool fs_node_of(struct fs *fs, const struct rn_id *id, uint64_t *nodeid,
+		uint32_t *generation)
+{
+	return fs_table_node_of(&fs->table, id, nodeid, generation);
+}
+
+bool fs_id_of(struct fs *fs, uint64_t nodeid, struct rn_id *id)
+{
+	return fs_table_id_of(&fs->table, nodeid, id);
+}
+
+bool fs_name_shown(struct fs *fs, uint64_t parent, const char *name,
+		   uint64_t *nodeid)
+{
+	return fs_names_find(&fs->table, parent, name, nodeid);
+}
+
+bool fs_resolve_dir_handle(struct fs *fs, const void *handle, size_t len,
+			   int type, struct rn_id *id)
+{
+	return fs_table_resolve_handle(&fs->table, handle, len, type, id);
+}
+
+int fs_backing_statat(struct fs *fs, uint64_t parent, const char *name,
+		      struct stat *st)
+{
+	struct fs_inode *dir = fs_inode_get(fs, parent);
+	int err = dir ? fs_name_check(name, true) : -ENOENT;
+
+	if (!err && dir->fd < 0)
+		err = -ESTALE;
+	if (!err && fstatat(dir->fd, name, st, AT_SYMLINK_NOFOLLOW))
+		err = -errno;
+	fs_inode_put(fs, dir);
+	return err;
+}
+
+int fs_inval_inode(struct fs *fs, uint64_t nodeid)
+{
+	if (!fs->se)
+		return -ENOTCONN;
+	return fuse_lowlevel_notify_inval_inode(fs->se, nodeid, 0, 0);
+}
+
+int fs_inval_entry(struct fs *fs, uint64_t parent, const char *name)
+{
+	if (!fs->se)
+		return -ENOTCONN;
+	return fuse_lowlevel_notify_inval_entry(fs->se, parent, name,
+						strlen(name));
+}
+
+void fs_op_init(void *userdata, struct fuse_conn_info *conn)
+{
+	struct fs *fs = userdata;
+
+	/* File handles of the mount: fanotify FID marks, open_by_handle_at. */
+	if (conn->capable & FUSE_CAP_EXPORT_SUPPORT)
+		conn->want |= FUSE_CAP_EXPORT_SUPPORT;
+	if (conn->capable & FUSE_CAP_FLOCK_LOCKS)
+		conn->want |= FUSE_CAP_FLOCK_LOCKS;
+	/*
+	 * Writeback caching would send writes from flusher threads, which
+	 * the gate cannot tell from the replay's, and would keep remote
+	 * changes out of sight; auto_inval_data (libfuse's default) stays.
+	 */
+	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+	if (fs->debug)
+		fuse_log(FUSE_LOG_DEBUG, "rnotifyfs: want 0x%x\n", conn->want);
+}
+
+static const struct fuse_lowlevel_ops fs_lowlevel_ops = {
+	.init		= fs_op_init,
+	.lookup		= fs_op_lookup,
+	.forget		= fs_op_forget,
+	.forget_multi	= fs_op_forget_multi,
+	.getattr	= fs_op_getattr,
+	.setattr	= fs_op_setattr,
+	.readlink	= fs_op_readlink,
+	.mknod		= fs_op_mknod,
+	.mkdir		= fs_op_mkdir,
+	.symlink	= fs_op_symlink,
+	.link		= fs_op_link,
+	.unlink		= fs_op_unlink,
+	.rmdir		= fs_op_rmdir,
+	.rename		= fs_op_rename,
+	.statfs		= fs_op_statfs,
+	.open		= fs_op_open,
+	.create		= fs_op_create,
+	.read		= fs_op_read,
+	.write_buf	= fs_op_write_buf,
+	.flush		= fs_op_flush,
+	.release	= fs_op_release,
+	.fsync		= fs_op_fsync,
+	.fallocate	= fs_op_fallocate,
+	.lseek		= fs_op_lseek,
+	.copy_file_range = fs_op_copy_file_range,
+	.flock		= fs_op_flock,
+	.opendir	= fs_op_opendir,
+	.readdir	= fs_op_readdir,
+	.readdirplus	= fs_op_readdirplus,
+	.releasedir	= fs_op_releasedir,
+	.fsyncdir	= fs_op_fsyncdir,
+	.setxattr	= fs_op_setxattr,
+	.getxattr	= fs_op_getxattr,
+	.listxattr	= fs_op_listxattr,
+	.removexattr	= fs_op_removexattr,
+};
+
+const struct fuse_lowlevel_ops *fs_ops(void)
+{
+	return &fs_lowlevel_ops;
+}

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The two calls out of the passthrough: the gate (is this request a
+ * replay, and what is its answer?) and the change hook (the passthrough is
+ * about to change a name on the backing store).
+ *
+ * Both are installed from outside request handlers and called from them;
+ * fs->hooks_lock makes the (function, argument) pair atomic. Handlers take
+ * it for reading only, so they never wait for each other; fs_set_gate()
+ * waits for calls in progress, after which the old gate is never called.
+ * The callees must not block on anything a request handler holds.
+ */
+#include <string.h>
+
+#include "fs_internal.h"
+
+void fs_gate_ask(struct fs *fs, fuse_req_t req, struct fs_gate_query *q,
+		 struct fs_gate_answer *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->verdict = FS_GATE_PASS;
+	q->tid = fuse_req_ctx(req)->pid;
+	pthread_rwlock_rdlock(&fs->hooks_lock);
+	if (fs->gate)
+		fs->gate(fs->gate_arg, q, a);
+	pthread_rwlock_unlock(&fs->hooks_lock);
+}
+
+void fs_change_note(struct fs *fs, const struct fs_inode *in,
+		    const char *name)
+{
+	if (!rn_id_known(&in->id))
+		return;
+	pthread_rwlock_rdlock(&fs->hooks_lock);
+	if (fs->change)
+		fs->change(fs->change_arg, &in->id, name);
+	pthread_rwlock_unlock(&fs->hooks_lock);
+}
+
+void fs_set_gate(struct fs *fs, fs_gate_fn fn, void *arg)
+{
+	pthread_rwlock_wrlock(&fs->hooks_lock);
+	fs->gate = fn;
+	fs->gate_arg = arg;
+	pthread_rwlock_unlock(&fs->hooks_lock);
+}
+
+void fs_set_change_hook(struct fs *fs, fs_change_fn fn, void *arg)
+{
+	pthread_rwlock_wrlock(&fs->hooks_lock);
+	fs->change = fn;
+	fs->change_arg = arg;
+	pthread_rwlock_unlock(&fs->hooks_lock);
+}

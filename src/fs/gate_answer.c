@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Entries the gate answers (FS_GATE_ANSWER on LOOKUP, MKNOD, MKDIR,
+ * SYMLINK): the client is shown the namespace as the replay needs it,
+ * not as the backing store is now. When the backing object is already
+ * gone, the entry is a ghost: an inode with no fd that answers GETATTR
+ * from the attributes it was born with and everything else with ESTALE.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "fs_internal.h"
+#include "names_shown.h"
+
+/* The backing object (dir, name) if it is the one st describes. */
+static struct fs_inode *answer_real(struct fs *fs, struct fs_inode *dir,
+				    const char *name, const struct stat *want,
+				    struct stat *st)
+{
+	struct fs_inode *child;
+
+	if (dir->fd < 0 || fstatat(dir->fd, name, st, AT_SYMLINK_NOFOLLOW))
+		return NULL;
+	if ((st->st_mode & S_IFMT) != (want->st_mode & S_IFMT))
+		return NULL;
+	if (want->st_ino && want->st_ino != st->st_ino)
+		return NULL;
+	if (fs_entry_learn(fs, dir, name, &child, st))
+		return NULL;
+	/* Replaced between the two calls: not the object asked for. */
+	if (want->st_ino && want->st_ino != st->st_ino) {
+		fs_table_forget(&fs->table, child->nodeid, 1);
+		return NULL;
+	}
+	return child;
+}
+
+void fs_answer_create(fuse_req_t req, struct fs_inode *dir, const char *name,
+		      const struct stat *want)
+{
+	struct fs *fs = fs_of(req);
+	struct fs_inode *child;
+	struct stat st;
+
+	child = answer_real(fs, dir, name, want, &st);
+	if (!child) {
+		st = *want;
+		child = fs_table_ghost(&fs->table, want);
+	}
+	if (!child) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	fs_reply_entry(req, dir, name, child, &st);
+}
+
+/* The node last shown as (dir, name), with a new kernel reference. */
+static struct fs_inode *answer_shown(struct fs *fs, struct fs_inode *dir,
+				     const char *name)
+{
+	struct fs_inode *child;
+	uint64_t node;
+	bool ok;
+
+	if (!fs_names_find(&fs->table, dir->nodeid, name, &node))
+		return NULL;
+	child = fs_table_get(&fs->table, node);
+	if (!child)
+		return NULL;
+	ok = fs_table_lookup_again(&fs->table, child);
+	fs_table_put(&fs->table, child);
+	return ok ? child : NULL;
+}
+
+void fs_answer_lookup(fuse_req_t req, struct fs_inode *dir, const char *name,
+		      const struct stat *want)
+{
+	struct fs *fs = fs_of(req);
+	struct fs_inode *child = answer_shown(fs, dir, name);
+	struct stat st;
+
+	if (!child) {
+		fs_answer_create(req, dir, name, want);
+		return;
+	}
+	fs_table_get_stat(&fs->table, child, &st);
+	fs_reply_entry(req, dir, name, child, &st);
+}

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The inode table (see inode_table.h for what it indexes).
+ *
+ * Lifetime. An inode is created with one kernel reference (nlookup 1) by
+ * fs_table_learn() or fs_table_ghost(). The kernel adds references with
+ * every entry we reply and drops them with FORGET. When nlookup reaches 0
+ * the inode is unhashed at once (no index finds it any more; its names in
+ * the names-shown index go with it) and freed when the last user drops
+ * its refs. Handlers and outside callers hold refs (fs_table_get/put)
+ * while they use an inode's fd, so a FORGET racing a request, or a caller
+ * outside FUSE, never sees a closed fd. The root (node id 1) holds no
+ * kernel reference count and is freed only by fs_table_destroy().
+ *
+ * Identity. Node ids come from a 64-bit counter and are never reused;
+ * generations come from a second counter, so even a node id seen twice
+ * would be told apart. A host id maps to at most one live real inode. A
+ * ghost (fd -1: the backing object is gone) is indexed by its host id only
+ * while no real inode claims it; a real object with the same host id (the
+ * inode number was reused) takes the index over from the ghost.
+ *
+ * Locking. One mutex, t->lock, protects every index, the names-shown
+ * index, and nlookup/refs/hashed/st/fh of every inode. It is held only for
+ * in-memory work plus name_to_handle_at() on a new directory; no request
+ * ever waits for the kernel or for another request while holding it.
+ * nodeid, generation, id and fd never change after creation and are read
+ * without it by anyone holding a reference.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <search.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "inode_table.h"
+#include "names_shown.h"
+
+#define FS_TABLE_ROOT 1	/* FUSE_ROOT_ID */
+
+struct fs_handle {
+	int type;
+	unsigned int len;
+	unsigned char bytes[];
+};
+
+static int cmp_node(const void *a, const void *b)
+{
+	const struct fs_inode *x = a, *y = b;
+
+	return x->nodeid < y->nodeid ? -1 : x->nodeid > y->nodeid;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	const struct fs_inode *x = a, *y = b;
+
+	if (x->id.dev != y->id.dev)
+		return x->id.dev < y->id.dev ? -1 : 1;
+	return x->id.ino < y->id.ino ? -1 : x->id.ino > y->id.ino;
+}
+
+static int cmp_handle(const void *a, const void *b)
+{
+	const struct fs_handle *x = ((const struct fs_inode *)a)->fh;
+	const struct fs_handle *y = ((const struct fs_inode *)b)->fh;
+
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return memcmp(x->bytes, y->bytes, x->len);
+}
+
+static struct fs_inode *find_node(struct fs_table *t, uint64_t nodeid)
+{
+	struct fs_inode key = { .nodeid = nodeid };
+	void **hit = tfind(&key, &t->by_node, cmp_node);
+
+	return hit ? *hit : NULL;
+}
+
+static struct fs_inode *find_id(struct fs_table *t, const struct rn_id *id)
+{
+	struct fs_inode key = { .id = *id };
+	void **hit = tfind(&key, &t->by_id, cmp_id);
+
+	return hit ? *hit : NULL;
+}
+
+struct fs_inode *fs_table_node_locked(struct fs_table *t, uint64_t nodeid)
+{
+	return find_node(t, nodeid);
+}
+
+/* A directory's host handle, as fanotify reports it; NULL if none. */
+static struct fs_handle *handle_of(int fd)
+{
+	union {
+		struct file_handle fh;
+		char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} u;
+	struct fs_handle *h;
+	int mnt;
+
+	u.fh.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(fd, "", &u.fh, &mnt, AT_EMPTY_PATH))
+		return NULL;
+	h = malloc(sizeof(*h) + u.fh.handle_bytes);
+	if (!h)
+		return NULL;
+	h->type = u.fh.handle_type;
+	h->len = u.fh.handle_bytes;
+	memcpy(h->bytes, u.fh.f_handle, h->len);
+	return h;
+}
+
+static void index_handle(struct fs_table *t, struct fs_inode *in)
+{
+	void **slot;
+
+	in->fh = handle_of(in->fd);
+	if (!in->fh)
+		return;
+	slot = tsearch(in, &t->by_handle, cmp_handle);
+	in->fh_indexed = slot && *slot == in;
+}
+
+static struct fs_inode *inode_new(struct fs_table *t, int fd,
+				  const struct stat *st)
+{
+	struct fs_inode *in = calloc(1, sizeof(*in));
+
+	if (!in)
+		return NULL;
+	in->nodeid = t->next_node++;
+	in->generation = ++t->next_gen;
+	in->id.dev = st->st_dev;
+	in->id.ino = st->st_ino;
+	in->fd = fd;
+	in->st = *st;
+	in->nlookup = 1;
+	fs_list_init(&in->names);
+	fs_list_init(&in->children);
+	if (!tsearch(in, &t->by_node, cmp_node)) {
+		free(in);
+		return NULL;
+	}
+	in->hashed = true;
+	return in;
+}
+
+static void inode_free(struct fs_inode *in)
+{
+	if (in->fd >= 0)
+		close(in->fd);
+	free(in->fh);
+	free(in);
+}
+
+static void inode_unhash(struct fs_table *t, struct fs_inode *in)
+{
+	fs_names_forget_locked(t, in);
+	tdelete(in, &t->by_node, cmp_node);
+	if (in->id_indexed)
+		tdelete(in, &t->by_id, cmp_id);
+	if (in->fh_indexed)
+		tdelete(in, &t->by_handle, cmp_handle);
+	in->id_indexed = false;
+	in->fh_indexed = false;
+	in->hashed = false;
+}
+
+int fs_table_init(struct fs_table *t, int root_fd)
+{
+	struct fs_inode *root;
+	struct stat st;
+
+	memset(t, 0, sizeof(*t));
+	if (fstatat(root_fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
+		return -errno;
+	pthread_mutex_init(&t->lock, NULL);
+	t->next_node = FS_TABLE_ROOT;
+	root = inode_new(t, root_fd, &st);
+	if (!root)
+		return -ENOMEM;
+	root->id_indexed = tsearch(root, &t->by_id, cmp_id) != NULL;
+	index_handle(t, root);
+	return 0;
+}
+
+static void free_node(void *p)
+{
+	struct fs_inode *in = p;
+
+	/* The root's fd belongs to the caller of fs_table_init(). */
+	if (in->nodeid == FS_TABLE_ROOT)
+		in->fd = -1;
+	inode_free(in);
+}
+
+void fs_table_destroy(struct fs_table *t)
+{
+	fs_names_destroy(t);
+	tdestroy(t->by_id, NULL);
+	tdestroy(t->by_handle, NULL);
+	tdestroy(t->by_node, free_node);
+	pthread_mutex_destroy(&t->lock);
+	memset(t, 0, sizeof(*t));
+}
+
+struct fs_inode *fs_table_get(struct fs_table *t, uint64_t nodeid)
+{
+	struct fs_inode *in;
+
+	pthread_mutex_lock(&t->lock);
+	in = find_node(t, nodeid);
+	if (in)
+		in->refs++;
+	pthread_mutex_unlock(&t->lock);
+	return in;
+}
+
+void fs_table_put(struct fs_table *t, struct fs_inode *in)
+{
+	bool dead;
+
+	if (!in)
+		return;
+	pthread_mutex_lock(&t->lock);
+	dead = --in->refs == 0 && !in->hashed;
+	pthread_mutex_unlock(&t->lock);
+	if (dead)
+		inode_free(in);
+}
+
+/* Table lock held: a new real inode for fd, claiming its host id. */
+static struct fs_inode *learn_new(struct fs_table *t, int fd,
+				  const struct stat *st,
+				  struct fs_inode *ghost)
+{
+	struct fs_inode *in = inode_new(t, fd, st);
+
+	if (!in)
+		return NULL;
+	if (ghost) {
+		tdelete(ghost, &t->by_id, cmp_id);
+		ghost->id_indexed = false;
+	}
+	in->id_indexed = tsearch(in, &t->by_id, cmp_id) != NULL;
+	if (S_ISDIR(st->st_mode))
+		index_handle(t, in);
+	return in;
+}
+
+struct fs_inode *fs_table_learn(struct fs_table *t, int fd,
+				const struct stat *st)
+{
+	struct rn_id id = { st->st_dev, st->st_ino };
+	struct fs_inode *in;
+
+	pthread_mutex_lock(&t->lock);
+	in = find_id(t, &id);
+	if (in && in->fd >= 0) {
+		in->nlookup++;
+		in->st = *st;
+		pthread_mutex_unlock(&t->lock);
+		close(fd);
+		return in;
+	}
+	in = learn_new(t, fd, st, in);
+	pthread_mutex_unlock(&t->lock);
+	if (!in)
+		close(fd);
+	return in;
+}
+
+struct fs_inode *fs_table_ghost(struct fs_table *t, const struct stat *st)
+{
+	struct rn_id id = { st->st_dev, st->st_ino };
+	struct stat gst = *st;
+	struct fs_inode *in;
+
+	if (!st->st_ino)
+		gst.st_dev = 0;
+	pthread_mutex_lock(&t->lock);
+	in = inode_new(t, -1, &gst);
+	if (in && st->st_ino && !find_id(t, &id))
+		in->id_indexed = tsearch(in, &t->by_id, cmp_id) != NULL;
+	pthread_mutex_unlock(&t->lock);
+	return in;
+}
+
+bool fs_table_lookup_again(struct fs_table *t, struct fs_inode *in)
+{
+	bool ok;
+
+	pthread_mutex_lock(&t->lock);
+	ok = in->hashed;
+	if (ok)
+		in->nlookup++;
+	pthread_mutex_unlock(&t->lock);
+	return ok;
+}
+
+void fs_table_forget(struct fs_table *t, uint64_t nodeid, uint64_t n)
+{
+	struct fs_inode *in;
+	bool dead = false;
+
+	pthread_mutex_lock(&t->lock);
+	in = find_node(t, nodeid);
+	if (in && nodeid != FS_TABLE_ROOT) {
+		in->nlookup -= n < in->nlookup ? n : in->nlookup;
+		if (!in->nlookup) {
+			inode_unhash(t, in);
+			dead = !in->refs;
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	if (dead)
+		inode_free(in);
+}
+
+void fs_table_set_stat(struct fs_table *t, struct fs_inode *in,
+		       const struct stat *st)
+{
+	pthread_mutex_lock(&t->lock);
+	in->st = *st;
+	pthread_mutex_unlock(&t->lock);
+}
+
+void fs_table_get_stat(struct fs_table *t, struct fs_inode *in,
+		       struct stat *st)
+{
+	pthread_mutex_lock(&t->lock);
+	*st = in->st;
+	pthread_mutex_unlock(&t->lock);
+}
+
+bool fs_table_node_of(struct fs_table *t, const struct rn_id *id,
+		      uint64_t *nodeid, uint32_t *generation)
+{
+	struct fs_inode *in;
+
+	pthread_mutex_lock(&t->lock);
+	in = find_id(t, id);
+	if (in) {
+		*nodeid = in->nodeid;
+		*generation = in->generation;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return in != NULL;
+}
+
+bool fs_table_id_of(struct fs_table *t, uint64_t nodeid, struct rn_id *id)
+{
+	struct fs_inode *in;
+
+	pthread_mutex_lock(&t->lock);
+	in = find_node(t, nodeid);
+	if (in)
+		*id = in->id;
+	pthread_mutex_unlock(&t->lock);
+	return in && rn_id_known(id);
+}
+
+bool fs_table_resolve_handle(struct fs_table *t, const void *handle,
+			     size_t len, int type, struct rn_id *id)
+{
+	struct fs_handle *h;
+	struct fs_inode key, *in = NULL;
+	void **hit;
+
+	if (len > MAX_HANDLE_SZ)
+		return false;
+	h = malloc(sizeof(*h) + len);
+	if (!h)
+		return false;
+	h->type = type;
+	h->len = len;
+	memcpy(h->bytes, handle, len);
+	key.fh = h;
+	pthread_mutex_lock(&t->lock);
+	hit = tfind(&key, &t->by_handle, cmp_handle);
+	if (hit) {
+		in = *hit;
+		*id = in->id;
+	}
+	pthread_mutex_unlock(&t->lock);
+	free(h);
+	return in != NULL;
+}

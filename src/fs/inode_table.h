@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The inode table: every object the client kernel holds a reference to,
+ * indexed by node id (the kernel's name), by host id (st_dev, st_ino; the
+ * watcher's name) and, for directories, by host file handle (fanotify's
+ * name, kept even after the directory is gone from the backing store).
+ * See inode_table.c for the locking and lifetime rules.
+ */
+#ifndef RNOTIFY_FS_INODE_TABLE_H
+#define RNOTIFY_FS_INODE_TABLE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "../event.h"
+#include "fs_list.h"
+
+struct fs_inode {
+	/* Fixed for the inode's life: read without the lock. */
+	uint64_t nodeid;
+	uint32_t generation;
+	struct rn_id id;	/* {0, 0} for a ghost of its own */
+	int fd;			/* O_PATH|O_NOFOLLOW; -1 for a ghost */
+
+	/* Everything below is protected by the table lock. */
+	uint64_t nlookup;	/* references the kernel holds */
+	unsigned int refs;	/* references held while in use */
+	bool hashed;		/* reachable through the indexes */
+	bool id_indexed;
+	bool fh_indexed;
+	struct stat st;		/* last known attributes */
+	struct fs_handle *fh;	/* directories only, else NULL */
+	struct fs_list names;	/* names_shown entries naming this node */
+	struct fs_list children; /* names_shown entries in this directory */
+};
+
+struct fs_table {
+	pthread_mutex_t lock;
+	void *by_node;
+	void *by_id;
+	void *by_handle;
+	void *names;		/* see names_shown.c */
+	uint64_t next_node;
+	uint32_t next_gen;
+};
+
+int fs_table_init(struct fs_table *t, int root_fd);
+void fs_table_destroy(struct fs_table *t);
+
+/* A node in use by a handler: refs + 1, NULL if unknown. */
+struct fs_inode *fs_table_get(struct fs_table *t, uint64_t nodeid);
+void fs_table_put(struct fs_table *t, struct fs_inode *in);
+
+/*
+ * Hands out a kernel reference (nlookup + 1) for the backing object open
+ * as fd with attributes st. Takes ownership of fd: it is closed if the
+ * object is already known. NULL (fd closed) on allocation failure.
+ */
+struct fs_inode *fs_table_learn(struct fs_table *t, int fd,
+				const struct stat *st);
+
+/* A ghost with attributes st and one kernel reference; NULL if no memory. */
+struct fs_inode *fs_table_ghost(struct fs_table *t, const struct stat *st);
+
+/* One more kernel reference to a node already known; false if forgotten. */
+bool fs_table_lookup_again(struct fs_table *t, struct fs_inode *in);
+
+/* The kernel drops n references; the root is never dropped. */
+void fs_table_forget(struct fs_table *t, uint64_t nodeid, uint64_t n);
+
+void fs_table_set_stat(struct fs_table *t, struct fs_inode *in,
+		       const struct stat *st);
+void fs_table_get_stat(struct fs_table *t, struct fs_inode *in,
+		       struct stat *st);
+
+bool fs_table_node_of(struct fs_table *t, const struct rn_id *id,
+		      uint64_t *nodeid, uint32_t *generation);
+bool fs_table_id_of(struct fs_table *t, uint64_t nodeid, struct rn_id *id);
+bool fs_table_resolve_handle(struct fs_table *t, const void *handle,
+			     size_t len, int type, struct rn_id *id);
+
+/* Table lock held: the live node with this id, or NULL. */
+struct fs_inode *fs_table_node_locked(struct fs_table *t, uint64_t nodeid);
+
+#endif

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Validation of a name the kernel hands us, before it reaches an *at()
+ * call: one path component, never a path.
+ */
+#ifndef RNOTIFY_FS_NAME_CHECK_H
+#define RNOTIFY_FS_NAME_CHECK_H
+
+#include <stdbool.h>
+
+/*
+ * 0 if name is a single component we may create or remove; -EINVAL for
+ * an empty name, one with '/', or (unless dots_ok) "." and "..";
+ * -ENAMETOOLONG past NAME_MAX.
+ */
+int fs_name_check(const char *name, bool dots_ok);
+
+#endif

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Names shown: every (parent node, name) -> node the client has been
+ * given and may still hold a dentry for. It lives in the inode table and
+ * under its lock; see names_shown.c.
+ */
+#ifndef RNOTIFY_FS_NAMES_SHOWN_H
+#define RNOTIFY_FS_NAMES_SHOWN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "inode_table.h"
+
+/* Records that (parent, name) shows child; 0 or a negative errno. */
+int fs_names_show(struct fs_table *t, uint64_t parent, const char *name,
+		  uint64_t child);
+/* The client no longer holds (parent, name). */
+void fs_names_hide(struct fs_table *t, uint64_t parent, const char *name);
+bool fs_names_find(struct fs_table *t, uint64_t parent, const char *name,
+		   uint64_t *child);
+/*
+ * A rename the client has seen: flags 0 or RENAME_NOREPLACE move
+ * (parent, name) over (newparent, newname); RENAME_EXCHANGE swaps them.
+ */
+void fs_names_rename(struct fs_table *t, uint64_t parent, const char *name,
+		     uint64_t newparent, const char *newname,
+		     unsigned int flags);
+
+/* Table lock held: drop every entry naming in or inside in. */
+void fs_names_forget_locked(struct fs_table *t, struct fs_inode *in);
+void fs_names_destroy(struct fs_table *t);
+
+#endif
