@@ -207,6 +207,7 @@ static void fan_record(void *arg, const struct fan_record *rec)
 int fan_watch_read(struct fan_watch *w, watch_emit_fn emit, void *arg)
 {
 	ssize_t n;
+	unsigned int errors = w->errors;
 	int i;
 
 	w->emit = emit;
@@ -221,5 +222,8 @@ int fan_watch_read(struct fan_watch *w, watch_emit_fn emit, void *arg)
 			return -1;
 		fan_decode(w->buf, (size_t)n, fan_record, w, &w->errors);
 	}
+	if (w->errors != errors)
+		fprintf(stderr, "rnotify: watch: %u malformed fanotify records skipped\n",
+			w->errors - errors);
 	return w->emitted;
 }

@@ -446,6 +446,7 @@ static void ino_record(struct ino_watch *w, const struct ino_record *r)
 
 int ino_watch_read(struct ino_watch *w, watch_emit_fn emit, void *arg)
 {
+	unsigned int errors = w->errors;
 	size_t i, n;
 	ssize_t len;
 
@@ -466,6 +467,9 @@ int ino_watch_read(struct ino_watch *w, watch_emit_fn emit, void *arg)
 		for (i = 0; i < n; i++)
 			ino_record(w, &w->recs[i]);
 	}
+	if (w->errors != errors)
+		fprintf(stderr, "rnotify: watch: %u malformed inotify records skipped\n",
+			w->errors - errors);
 	/* Drained: nothing queued before a scan is still unread. */
 	w->nscanned = 0;
 	if (w->from_set)
