@@ -199,11 +199,16 @@ static void free_node(void *p)
 	inode_free(in);
 }
 
+/* The by_id and by_handle trees share their inodes with by_node. */
+static void free_nothing(void *p)
+{
+}
+
 void fs_table_destroy(struct fs_table *t)
 {
 	fs_names_destroy(t);
-	tdestroy(t->by_id, NULL);
-	tdestroy(t->by_handle, NULL);
+	tdestroy(t->by_id, free_nothing);
+	tdestroy(t->by_handle, free_nothing);
 	tdestroy(t->by_node, free_node);
 	pthread_mutex_destroy(&t->lock);
 	memset(t, 0, sizeof(*t));

@@ -41,32 +41,31 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* A search key on the stack; name must fit NAME_MAX. */
-struct name_key {
-	struct fs_name n;
-	char buf[NAME_MAX + 1];
-};
+/* Room on the stack for a search key with a name up to NAME_MAX. */
+#define NAME_KEY_SIZE (sizeof(struct fs_name) + NAME_MAX + 1)
 
-static bool key_make(struct name_key *k, uint64_t parent, const char *name)
+static struct fs_name *key_make(void *buf, uint64_t parent, const char *name)
 {
+	struct fs_name *k = buf;
 	size_t len = strlen(name);
 
 	if (len > NAME_MAX)
-		return false;
-	k->n.parent = parent;
-	memcpy(k->n.name, name, len + 1);
-	return true;
+		return NULL;
+	k->parent = parent;
+	memcpy(k->name, name, len + 1);
+	return k;
 }
 
 static struct fs_name *find_locked(struct fs_table *t, uint64_t parent,
 				   const char *name)
 {
-	struct name_key k;
+	_Alignas(struct fs_name) char buf[NAME_KEY_SIZE];
+	struct fs_name *k = key_make(buf, parent, name);
 	void **hit;
 
-	if (!key_make(&k, parent, name))
+	if (!k)
 		return NULL;
-	hit = tfind(&k.n, &t->names, cmp_name);
+	hit = tfind(k, &t->names, cmp_name);
 	return hit ? *hit : NULL;
 }
 

@@ -47,6 +47,7 @@ static void reply_sized(fuse_req_t req, ssize_t n, const char *buf,
 void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 		    size_t size)
 {
+	struct fs *fs = fs_of(req);
 	struct xattr_node x;
 	char *buf = NULL;
 	ssize_t n;
@@ -61,11 +62,12 @@ void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 		reply_sized(req, n, buf, size);
 	}
 	free(buf);
-	fs_inode_put(fs_of(req), x.in);
+	fs_inode_put(fs, x.in);
 }
 
 void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
+	struct fs *fs = fs_of(req);
 	struct xattr_node x;
 	char *buf = NULL;
 	ssize_t n;
@@ -80,34 +82,36 @@ void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 		reply_sized(req, n, buf, size);
 	}
 	free(buf);
-	fs_inode_put(fs_of(req), x.in);
+	fs_inode_put(fs, x.in);
 }
 
 void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 		    const char *value, size_t size, int flags)
 {
+	struct fs *fs = fs_of(req);
 	struct xattr_node x;
 	int err = node_get(req, ino, &x);
 
 	if (!err) {
-		fs_change_note(fs_of(req), x.in, "");
+		fs_change_note(fs, x.in, "");
 		if (setxattr(x.path, name, value, size, flags))
 			err = -errno;
 	}
 	fuse_reply_err(req, -err);
-	fs_inode_put(fs_of(req), x.in);
+	fs_inode_put(fs, x.in);
 }
 
 void fs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
+	struct fs *fs = fs_of(req);
 	struct xattr_node x;
 	int err = node_get(req, ino, &x);
 
 	if (!err) {
-		fs_change_note(fs_of(req), x.in, "");
+		fs_change_note(fs, x.in, "");
 		if (removexattr(x.path, name))
 			err = -errno;
 	}
 	fuse_reply_err(req, -err);
-	fs_inode_put(fs_of(req), x.in);
+	fs_inode_put(fs, x.in);
 }

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests of the passthrough's pure parts: the inode table (node ids,
+ * generations, lookup counts, ghosts, directory handles), the names-shown
+ * index (hard links, rename, exchange, forget) and name validation. They
+ * run on a scratch directory under /tmp; no mount is involved.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../lib/check.h"
+#include "../../src/fs/inode_table.h"
+#include "../../src/fs/name_check.h"
+#include "../../src/fs/names_shown.h"
+
+CHECK_MAIN_DEFS;
+
+static char dir[] = "/tmp/test_fs_XXXXXX";
+static int root_fd;
+
+/* Learns dir/name the way lookup does; NULL if it does not exist. */
+static struct fs_inode *learn(struct fs_table *t, const char *name)
+{
+	struct stat st;
+	int fd = openat(root_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0 || fstatat(fd, "", &st, AT_EMPTY_PATH)) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	return fs_table_learn(t, fd, &st);
+}
+
+static bool known(struct fs_table *t, struct fs_inode *in, uint64_t *node)
+{
+	uint32_t gen;
+
+	return fs_table_node_of(t, &in->id, node, &gen);
+}
+
+static void make_file(const char *name)
+{
+	int fd = openat(root_fd, name, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+
+	if (fd >= 0)
+		close(fd);
+}
+
+static void test_root(struct fs_table *t)
+{
+	struct fs_inode *root = fs_table_get(t, 1);
+	uint64_t node = 0;
+
+	CHECK("table_root_is_node_1", root && root->nodeid == 1);
+	CHECK("table_root_by_id", root && known(t, root, &node) && node == 1);
+	fs_table_forget(t, 1, 100);
+	CHECK("table_root_never_forgotten", fs_table_get(t, 1) == root);
+	fs_table_put(t, root);
+	fs_table_put(t, root);
+}
+
+static void test_lookup_counts(struct fs_table *t)
+{
+	struct fs_inode *a = learn(t, "a"), *again;
+	uint64_t node_a, node = 0, gen_a;
+
+	CHECK("table_learn_new", a && a->nodeid > 1 && a->fd >= 0);
+	if (!a)
+		return;
+	node_a = a->nodeid;
+	gen_a = a->generation;
+	again = learn(t, "a");
+	CHECK("table_learn_same_object_same_node", again == a);
+	CHECK("table_learn_counts", a->nlookup == 2);
+	fs_table_forget(t, node_a, 1);
+	CHECK("table_forget_partial_keeps", known(t, a, &node) &&
+	      node == node_a);
+	fs_table_forget(t, node_a, 1);
+	CHECK("table_forget_all_drops", fs_table_get(t, node_a) == NULL);
+	a = learn(t, "a");
+	CHECK("table_node_id_never_reused", a && a->nodeid > node_a);
+	CHECK("table_generation_grows", a && a->generation > gen_a);
+	if (a)
+		fs_table_forget(t, a->nodeid, 1);
+}
+
+static void test_ref_outlives_forget(struct fs_table *t)
+{
+	struct fs_inode *a = learn(t, "a"), *held;
+	uint64_t node;
+
+	if (!a) {
+		CHECK("table_ref_learn", a != NULL);
+		return;
+	}
+	node = a->nodeid;
+	held = fs_table_get(t, node);
+	fs_table_forget(t, node, 1);
+	CHECK("table_forgotten_unreachable", fs_table_get(t, node) == NULL);
+	CHECK("table_held_fd_still_open", fcntl(held->fd, F_GETFD) >= 0);
+	fs_table_put(t, held);
+}
+
+static void test_ghosts(struct fs_table *t)
+{
+	struct stat st = { .st_mode = S_IFREG | 0644, .st_size = 7 };
+	struct fs_inode *g = fs_table_ghost(t, &st), *g2, *real;
+	struct rn_id id;
+	uint64_t node = 0;
+
+	CHECK("ghost_fresh_has_no_fd", g && g->fd == -1);
+	CHECK("ghost_fresh_has_no_id", g && !fs_table_id_of(t, g->nodeid,
+							     &id));
+	if (g)
+		fs_table_forget(t, g->nodeid, 1);
+	make_file("b");
+	fstatat(root_fd, "b", &st, 0);
+	g2 = fs_table_ghost(t, &st);
+	CHECK("ghost_with_ino_indexed", g2 && known(t, g2, &node) &&
+	      node == g2->nodeid);
+	real = learn(t, "b");
+	CHECK("ghost_real_object_is_new_node", real && g2 && real != g2 &&
+	      real->fd >= 0);
+	CHECK("ghost_real_object_takes_id", real && known(t, real, &node) &&
+	      node == real->nodeid);
+	if (g2)
+		fs_table_forget(t, g2->nodeid, 1);
+	CHECK("ghost_forget_keeps_real", real && known(t, real, &node) &&
+	      node == real->nodeid);
+	if (real)
+		fs_table_forget(t, real->nodeid, 1);
+}
+
+static bool handle_of(const char *name, struct file_handle *fh, int *mnt)
+{
+	fh->handle_bytes = MAX_HANDLE_SZ;
+	return !name_to_handle_at(root_fd, name, fh, mnt, 0);
+}
+
+static void test_dir_handles(struct fs_table *t)
+{
+	union {
+		struct file_handle fh;
+		char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} u;
+	struct fs_inode *d;
+	struct rn_id id = { 0 };
+	int mnt;
+
+	mkdirat(root_fd, "d", 0755);
+	if (!handle_of("d", &u.fh, &mnt)) {
+		CHECK("handle_supported", false);
+		return;
+	}
+	d = learn(t, "d");
+	unlinkat(root_fd, "d", AT_REMOVEDIR);
+	CHECK("handle_resolves_removed_dir", d &&
+	      fs_table_resolve_handle(t, u.fh.f_handle, u.fh.handle_bytes,
+				      u.fh.handle_type, &id) &&
+	      rn_id_equal(&id, &d->id));
+	CHECK("handle_wrong_type_unknown",
+	      !fs_table_resolve_handle(t, u.fh.f_handle, u.fh.handle_bytes,
+				       u.fh.handle_type + 1, &id));
+	if (d)
+		fs_table_forget(t, d->nodeid, 1);
+	CHECK("handle_gone_after_forget",
+	      !fs_table_resolve_handle(t, u.fh.f_handle, u.fh.handle_bytes,
+				       u.fh.handle_type, &id));
+}
+
+static bool shows(struct fs_table *t, uint64_t parent, const char *name,
+		  uint64_t want)
+{
+	uint64_t node = 0;
+
+	return fs_names_find(t, parent, name, &node) && node == want;
+}
+
+static void test_names(struct fs_table *t)
+{
+	struct fs_inode *a, *b, *c, *d;
+	uint64_t node;
+
+	make_file("a");
+	make_file("b");
+	make_file("c");
+	mkdirat(root_fd, "sub", 0755);
+	a = learn(t, "a");
+	b = learn(t, "b");
+	c = learn(t, "c");
+	d = learn(t, "sub");
+	if (!a || !b || !c || !d) {
+		CHECK("names_setup", false);
+		return;
+	}
+	CHECK("names_show_unknown_node",
+	      fs_names_show(t, 1, "x", 999999) == -ENOENT);
+	fs_names_show(t, 1, "a", a->nodeid);
+	fs_names_show(t, 1, "h", a->nodeid);
+	CHECK("names_hard_link_both", shows(t, 1, "a", a->nodeid) &&
+	      shows(t, 1, "h", a->nodeid));
+	fs_names_hide(t, 1, "a");
+	CHECK("names_hide_one_link", !fs_names_find(t, 1, "a", &node) &&
+	      shows(t, 1, "h", a->nodeid));
+	fs_names_rename(t, 1, "h", d->nodeid, "x", 0);
+	CHECK("names_rename_moves", !fs_names_find(t, 1, "h", &node) &&
+	      shows(t, d->nodeid, "x", a->nodeid));
+	fs_names_show(t, 1, "b", b->nodeid);
+	fs_names_rename(t, d->nodeid, "x", 1, "b", RENAME_EXCHANGE);
+	CHECK("names_exchange_swaps", shows(t, d->nodeid, "x", b->nodeid) &&
+	      shows(t, 1, "b", a->nodeid));
+	fs_names_show(t, 1, "c", c->nodeid);
+	fs_names_rename(t, 1, "b", 1, "c", 0);
+	CHECK("names_rename_overwrites", shows(t, 1, "c", a->nodeid) &&
+	      !fs_names_find(t, 1, "b", &node));
+	fs_names_rename(t, 1, "nothing", 1, "c", 0);
+	CHECK("names_rename_unshown_source_hides_target",
+	      !fs_names_find(t, 1, "c", &node));
+	fs_names_show(t, 1, "c", c->nodeid);
+	fs_names_show(t, 1, "c2", c->nodeid);
+	fs_table_forget(t, c->nodeid, 1);
+	CHECK("names_forget_child_drops_all",
+	      !fs_names_find(t, 1, "c", &node) &&
+	      !fs_names_find(t, 1, "c2", &node));
+	node = d->nodeid;
+	fs_table_forget(t, node, 1);
+	CHECK("names_forget_dir_drops_children",
+	      !fs_names_find(t, node, "x", &node));
+	fs_table_forget(t, a->nodeid, 1);
+	fs_table_forget(t, b->nodeid, 1);
+}
+
+static void test_name_check(void)
+{
+	char longname[NAME_MAX + 2];
+
+	memset(longname, 'n', sizeof(longname));
+	longname[NAME_MAX] = '\0';
+	CHECK("name_plain_ok", fs_name_check("a.b", false) == 0);
+	CHECK("name_max_ok", fs_name_check(longname, false) == 0);
+	longname[NAME_MAX] = 'n';
+	longname[NAME_MAX + 1] = '\0';
+	CHECK("name_too_long", fs_name_check(longname, false) ==
+	      -ENAMETOOLONG);
+	CHECK("name_empty", fs_name_check("", false) == -EINVAL);
+	CHECK("name_slash", fs_name_check("a/b", false) == -EINVAL);
+	CHECK("name_dotdot_slash", fs_name_check("../etc", true) == -EINVAL);
+	CHECK("name_dot_refused", fs_name_check(".", false) == -EINVAL);
+	CHECK("name_dotdot_refused", fs_name_check("..", false) == -EINVAL);
+	CHECK("name_dots_allowed", fs_name_check("..", true) == 0);
+}
+
+int main(void)
+{
+	struct fs_table t;
+	char cmd[64];
+
+	if (!mkdtemp(dir))
+		return 1;
+	root_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	make_file("a");
+	CHECK("table_init", fs_table_init(&t, root_fd) == 0);
+	test_root(&t);
+	test_lookup_counts(&t);
+	test_ref_outlives_forget(&t);
+	test_ghosts(&t);
+	test_dir_handles(&t);
+	test_names(&t);
+	test_name_check();
+	fs_table_destroy(&t);
+	close(root_fd);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		return 1;
+	return check_exit();
+}
