@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * t_fsid - patch 2: a FUSE mount reports a nonzero fsid, so fanotify
+ * accepts a filesystem mark on it and reports local and (with patch 1)
+ * FUSE_NOTIFY_DELETE events through it, with the name.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/fanotify.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "../lib/check.h"
+#include "vmfs.h"
+#include "vmwatch.h"
+
+CHECK_MAIN_DEFS;
+
+#define MNT "/mnt/fsid"
+
+int main(void)
+{
+	struct vmfs_opts opts = { .export_support = true };
+	struct statfs sfs;
+	uint64_t id = 0;
+	int fd;
+
+	mkdir(MNT, 0755);
+	if (vmfs_start(MNT, &opts)) {
+		CHECK("fsid: mount vmfs", 0);
+		return check_exit();
+	}
+	CHECK("fsid: statfs", statfs(MNT, &sfs) == 0);
+	CHECK("fsid: nonzero", sfs.f_fsid.__val[0] || sfs.f_fsid.__val[1]);
+
+	fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME, O_RDONLY);
+	CHECK("fsid: fanotify_init", fd >= 0);
+	CHECK("fsid: FAN_MARK_FILESYSTEM accepted",
+	      fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+			    FAN_CREATE | FAN_DELETE | FAN_ONDIR,
+			    AT_FDCWD, MNT) == 0);
+	CHECK("fsid: local mkdir", mkdir(MNT "/sub", 0755) == 0);
+	CHECK("fsid: FAN_CREATE|FAN_ONDIR sub",
+	      vm_fanotify_expect(fd, FAN_CREATE | FAN_ONDIR, "sub"));
+	CHECK("fsid: local mknod in a subdirectory",
+	      mknod(MNT "/sub/x", S_IFREG | 0644, 0) == 0);
+	CHECK("fsid: FAN_CREATE x (whole filesystem)",
+	      vm_fanotify_expect(fd, FAN_CREATE, "x"));
+	CHECK("fsid: remote remove", vmfs_remote_remove(2, "x", &id) == 0);
+	CHECK("fsid: FUSE_NOTIFY_DELETE accepted",
+	      vmfs_notify_delete(2, id, "x") == 0);
+	CHECK("fsid: FAN_DELETE x", vm_fanotify_expect(fd, FAN_DELETE, "x"));
+	close(fd);
+	vmfs_stop();
+	return check_exit();
+}

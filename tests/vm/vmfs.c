@@ -1,0 +1,663 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * vmfs - in-memory FUSE server for the VM tests (see vmfs.h).
+ *
+ * Node ids are table slots + 1 and are never reused, so a node id always
+ * names one object for the life of the mount, as the protocol requires;
+ * each node also gets a distinct generation.  Removed nodes stay in the
+ * table, marked dead, until the process ends.  Everything in the table is
+ * guarded by vmfs.lock.
+ */
+#define FUSE_USE_VERSION 35
+#include <errno.h>
+#include <fcntl.h>
+#include <fuse_lowlevel.h>
+#include <linux/fuse.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../src/deliver/proto_codec.h"
+#include "vmfs.h"
+
+#define VMFS_NODES	512
+#define VMFS_WATCHES	64
+#define VMFS_TIMEOUT	3600.0
+
+struct vmfs_node {
+	bool used;
+	uint64_t generation;
+	uint64_t parent;
+	char name[FUSE_FSNOTIFY_NAME_MAX + 1];
+	mode_t mode;
+	off_t size;
+};
+
+struct vmfs_watch {
+	uint64_t nodeid;
+	uint32_t flags;
+	uint64_t mask;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	struct vmfs_node node[VMFS_NODES];
+	unsigned int nnodes;
+	struct vmfs_watch watch[VMFS_WATCHES];
+	unsigned int nwatches;
+	unsigned int watch_count;
+	struct vmfs_opts opts;
+	uint64_t init_unique;
+	bool offered;
+	bool on;
+	struct fuse_session *se;
+	int fd;
+	pthread_t thread;
+	char mnt[256];
+} vmfs = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.changed = PTHREAD_COND_INITIALIZER,
+};
+
+static struct vmfs_node *vmfs_get(uint64_t nodeid)
+{
+	if (nodeid < 1 || nodeid > vmfs.nnodes)
+		return NULL;
+	return vmfs.node[nodeid - 1].used ? &vmfs.node[nodeid - 1] : NULL;
+}
+
+static uint64_t vmfs_find(uint64_t parent, const char *name)
+{
+	unsigned int i;
+
+	for (i = 1; i < vmfs.nnodes; i++)
+		if (vmfs.node[i].used && vmfs.node[i].parent == parent &&
+		    !strcmp(vmfs.node[i].name, name))
+			return i + 1;
+	return 0;
+}
+
+static int vmfs_add(uint64_t parent, const char *name, mode_t mode,
+		    uint64_t *nodeid)
+{
+	struct vmfs_node *n;
+
+	if (!vmfs_get(parent) || !S_ISDIR(vmfs_get(parent)->mode))
+		return -ENOENT;
+	if (strlen(name) > FUSE_FSNOTIFY_NAME_MAX)
+		return -ENAMETOOLONG;
+	if (vmfs_find(parent, name))
+		return -EEXIST;
+	if (vmfs.nnodes == VMFS_NODES)
+		return -ENOSPC;
+	n = &vmfs.node[vmfs.nnodes++];
+	n->used = true;
+	n->generation = 1000 + vmfs.nnodes;
+	n->parent = parent;
+	snprintf(n->name, sizeof(n->name), "%s", name);
+	n->mode = mode;
+	n->size = 0;
+	*nodeid = vmfs.nnodes;
+	return 0;
+}
+
+static bool vmfs_has_children(uint64_t nodeid)
+{
+	unsigned int i;
+
+	for (i = 1; i < vmfs.nnodes; i++)
+		if (vmfs.node[i].used && vmfs.node[i].parent == nodeid)
+			return true;
+	return false;
+}
+
+static int vmfs_remove(uint64_t parent, const char *name, bool dir,
+		       uint64_t *nodeid)
+{
+	uint64_t id = vmfs_find(parent, name);
+	struct vmfs_node *n = vmfs_get(id);
+
+	if (!n)
+		return -ENOENT;
+	if (dir != !!S_ISDIR(n->mode))
+		return dir ? -ENOTDIR : -EISDIR;
+	if (dir && vmfs_has_children(id))
+		return -ENOTEMPTY;
+	n->used = false;
+	if (nodeid)
+		*nodeid = id;
+	return 0;
+}
+
+static void vmfs_stat(uint64_t nodeid, const struct vmfs_node *n,
+		      struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = nodeid;
+	st->st_mode = n->mode;
+	st->st_nlink = S_ISDIR(n->mode) ? 2 : 1;
+	st->st_size = n->size;
+	st->st_blksize = 4096;
+}
+
+/* Fill e for nodeid; the caller holds the lock. */
+static void vmfs_entry(uint64_t nodeid, struct fuse_entry_param *e)
+{
+	struct vmfs_node *n = vmfs_get(nodeid);
+
+	memset(e, 0, sizeof(*e));
+	e->ino = nodeid;
+	e->generation = n->generation;
+	e->attr_timeout = VMFS_TIMEOUT;
+	e->entry_timeout = VMFS_TIMEOUT;
+	vmfs_stat(nodeid, n, &e->attr);
+}
+
+static void vmfs_reply_entry(fuse_req_t req, int err, uint64_t nodeid)
+{
+	struct fuse_entry_param e;
+
+	if (err) {
+		pthread_mutex_unlock(&vmfs.lock);
+		fuse_reply_err(req, -err);
+		return;
+	}
+	vmfs_entry(nodeid, &e);
+	pthread_mutex_unlock(&vmfs.lock);
+	fuse_reply_entry(req, &e);
+}
+
+static void vmfs_init(void *userdata, struct fuse_conn_info *conn)
+{
+	if (vmfs.opts.export_support)
+		conn->want |= FUSE_CAP_EXPORT_SUPPORT;
+}
+
+static void vmfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	uint64_t id;
+
+	pthread_mutex_lock(&vmfs.lock);
+	id = vmfs_find(parent, name);
+	vmfs_reply_entry(req, id ? 0 : -ENOENT, id);
+}
+
+static void vmfs_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	fuse_reply_none(req);
+}
+
+static void vmfs_getattr(fuse_req_t req, fuse_ino_t ino,
+			 struct fuse_file_info *fi)
+{
+	struct vmfs_node *n;
+	struct stat st;
+
+	pthread_mutex_lock(&vmfs.lock);
+	n = vmfs_get(ino);
+	if (n)
+		vmfs_stat(ino, n, &st);
+	pthread_mutex_unlock(&vmfs.lock);
+	if (!n)
+		fuse_reply_err(req, ENOENT);
+	else
+		fuse_reply_attr(req, &st, VMFS_TIMEOUT);
+}
+
+static void vmfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
+			 int to_set, struct fuse_file_info *fi)
+{
+	struct vmfs_node *n;
+	struct stat st;
+
+	pthread_mutex_lock(&vmfs.lock);
+	n = vmfs_get(ino);
+	if (n && (to_set & FUSE_SET_ATTR_MODE))
+		n->mode = (n->mode & S_IFMT) | (attr->st_mode & 07777);
+	if (n && (to_set & FUSE_SET_ATTR_SIZE))
+		n->size = attr->st_size;
+	if (n)
+		vmfs_stat(ino, n, &st);
+	pthread_mutex_unlock(&vmfs.lock);
+	if (!n)
+		fuse_reply_err(req, ENOENT);
+	else
+		fuse_reply_attr(req, &st, VMFS_TIMEOUT);
+}
+
+static void vmfs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
+		       mode_t mode, dev_t rdev)
+{
+	uint64_t id = 0;
+	int err;
+
+	if (!S_ISREG(mode)) {
+		fuse_reply_err(req, EPERM);
+		return;
+	}
+	pthread_mutex_lock(&vmfs.lock);
+	err = vmfs_add(parent, name, mode, &id);
+	vmfs_reply_entry(req, err, id);
+}
+
+static void vmfs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
+		       mode_t mode)
+{
+	uint64_t id = 0;
+	int err;
+
+	pthread_mutex_lock(&vmfs.lock);
+	err = vmfs_add(parent, name, S_IFDIR | (mode & 07777), &id);
+	vmfs_reply_entry(req, err, id);
+}
+
+static void vmfs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
+			mode_t mode, struct fuse_file_info *fi)
+{
+	struct fuse_entry_param e;
+	uint64_t id = 0;
+	int err;
+
+	pthread_mutex_lock(&vmfs.lock);
+	err = vmfs_add(parent, name, S_IFREG | (mode & 07777), &id);
+	if (!err)
+		vmfs_entry(id, &e);
+	pthread_mutex_unlock(&vmfs.lock);
+	if (err)
+		fuse_reply_err(req, -err);
+	else
+		fuse_reply_create(req, &e, fi);
+}
+
+static void vmfs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	int err;
+
+	pthread_mutex_lock(&vmfs.lock);
+	err = vmfs_remove(parent, name, false, NULL);
+	pthread_mutex_unlock(&vmfs.lock);
+	fuse_reply_err(req, -err);
+}
+
+static void vmfs_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	int err;
+
+	pthread_mutex_lock(&vmfs.lock);
+	err = vmfs_remove(parent, name, true, NULL);
+	pthread_mutex_unlock(&vmfs.lock);
+	fuse_reply_err(req, -err);
+}
+
+static void vmfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+			fuse_ino_t newparent, const char *newname,
+			unsigned int flags)
+{
+	uint64_t id, old;
+	int err = 0;
+
+	if (flags) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	pthread_mutex_lock(&vmfs.lock);
+	id = vmfs_find(parent, name);
+	old = vmfs_find(newparent, newname);
+	if (!id || !vmfs_get(newparent))
+		err = -ENOENT;
+	else if (old && old != id && S_ISDIR(vmfs_get(old)->mode))
+		err = -EISDIR;
+	if (!err && old && old != id)
+		vmfs_get(old)->used = false;
+	if (!err) {
+		vmfs_get(id)->parent = newparent;
+		snprintf(vmfs_get(id)->name, sizeof(vmfs_get(id)->name), "%s",
+			 newname);
+	}
+	pthread_mutex_unlock(&vmfs.lock);
+	fuse_reply_err(req, -err);
+}
+
+static void vmfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
+		       size_t size, off_t off, struct fuse_file_info *fi)
+{
+	struct vmfs_node *n;
+
+	pthread_mutex_lock(&vmfs.lock);
+	n = vmfs_get(ino);
+	if (n && off + (off_t)size > n->size)
+		n->size = off + size;
+	pthread_mutex_unlock(&vmfs.lock);
+	if (!n)
+		fuse_reply_err(req, ENOENT);
+	else
+		fuse_reply_write(req, size);
+}
+
+/* File contents are not kept: reads see zeros up to the size. */
+static void vmfs_read(fuse_req_t req, fuse_ino_t ino, size_t size,
+		      off_t off, struct fuse_file_info *fi)
+{
+	fuse_reply_buf(req, NULL, 0);
+}
+
+static void vmfs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
+			 off_t off, struct fuse_file_info *fi)
+{
+	char *buf = calloc(1, size);
+	size_t used = 0, len;
+	unsigned int i;
+	struct stat st;
+
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	pthread_mutex_lock(&vmfs.lock);
+	for (i = off; i < vmfs.nnodes; i++) {
+		struct vmfs_node *n = &vmfs.node[i];
+
+		if (!n->used || n->parent != ino || i == 0)
+			continue;
+		vmfs_stat(i + 1, n, &st);
+		len = fuse_add_direntry(req, buf + used, size - used, n->name,
+					&st, i + 1);
+		if (len > size - used)
+			break;
+		used += len;
+	}
+	pthread_mutex_unlock(&vmfs.lock);
+	fuse_reply_buf(req, buf, used);
+	free(buf);
+}
+
+static const struct fuse_lowlevel_ops vmfs_ops = {
+	.init		= vmfs_init,
+	.lookup		= vmfs_lookup,
+	.forget		= vmfs_forget,
+	.getattr	= vmfs_getattr,
+	.setattr	= vmfs_setattr,
+	.mknod		= vmfs_mknod,
+	.mkdir		= vmfs_mkdir,
+	.create		= vmfs_create,
+	.unlink		= vmfs_unlink,
+	.rmdir		= vmfs_rmdir,
+	.rename		= vmfs_rename,
+	.read		= vmfs_read,
+	.write		= vmfs_write,
+	.readdir	= vmfs_readdir,
+};
+
+/* Record a watch update and answer it; never seen by libfuse. */
+static void vmfs_handle_watch(int fd, const void *buf, size_t len)
+{
+	unsigned char reply[16];
+	struct proto_watch w;
+	unsigned int i;
+	int err, n;
+
+	err = proto_decode_watch(buf, len, &w);
+	if (err) {
+		fprintf(stderr, "vmfs: bad FUSE_FSNOTIFY (%d)\n", err);
+		return;
+	}
+	pthread_mutex_lock(&vmfs.lock);
+	for (i = 0; i < vmfs.nwatches; i++)
+		if (vmfs.watch[i].nodeid == w.nodeid &&
+		    vmfs.watch[i].flags == w.flags)
+			break;
+	if (i < VMFS_WATCHES) {
+		vmfs.watch[i].nodeid = w.nodeid;
+		vmfs.watch[i].flags = w.flags;
+		vmfs.watch[i].mask = w.mask;
+		if (i == vmfs.nwatches)
+			vmfs.nwatches++;
+	}
+	vmfs.watch_count++;
+	pthread_cond_broadcast(&vmfs.changed);
+	pthread_mutex_unlock(&vmfs.lock);
+
+	n = proto_encode_reply(reply, sizeof(reply), w.unique, 0);
+	if (n > 0 && write(fd, reply, n) != n)
+		perror("vmfs: reply to FUSE_FSNOTIFY");
+}
+
+static void vmfs_note_init(const void *buf, size_t len)
+{
+	struct fuse_in_header ih;
+	struct fuse_init_in in;
+	uint64_t flags;
+
+	if (len < sizeof(ih) + sizeof(in))
+		return;
+	memcpy(&ih, buf, sizeof(ih));
+	memcpy(&in, (const char *)buf + sizeof(ih), sizeof(in));
+	flags = in.flags;
+	if (flags & FUSE_INIT_EXT)
+		flags |= (uint64_t)in.flags2 << 32;
+	vmfs.init_unique = ih.unique;
+	vmfs.offered = !!(flags & FUSE_HAS_FSNOTIFY);
+}
+
+static ssize_t vmfs_io_read(int fd, void *buf, size_t len, void *data)
+{
+	struct fuse_in_header ih;
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, buf, len);
+		if (n < (ssize_t)sizeof(ih))
+			return n;
+		memcpy(&ih, buf, sizeof(ih));
+		if (ih.opcode == FUSE_INIT)
+			vmfs_note_init(buf, n);
+		if (!proto_is_watch(buf, n))
+			return n;
+		vmfs_handle_watch(fd, buf, n);
+	}
+}
+
+/* Add FUSE_HAS_FSNOTIFY to libfuse's INIT reply when asked to. */
+static void vmfs_patch_init(struct iovec *iov, int count)
+{
+	struct fuse_out_header oh;
+	struct fuse_init_out out;
+
+	if (count < 2 || iov[0].iov_len != sizeof(oh) ||
+	    iov[1].iov_len < sizeof(out))
+		return;
+	memcpy(&oh, iov[0].iov_base, sizeof(oh));
+	if (oh.unique != vmfs.init_unique || oh.error)
+		return;
+	memcpy(&out, iov[1].iov_base, sizeof(out));
+	out.flags |= FUSE_INIT_EXT;
+	out.flags2 |= (uint32_t)(FUSE_HAS_FSNOTIFY >> 32);
+	memcpy(iov[1].iov_base, &out, sizeof(out));
+	vmfs.on = true;
+}
+
+static ssize_t vmfs_io_writev(int fd, struct iovec *iov, int count,
+			      void *data)
+{
+	if (vmfs.opts.fsnotify && vmfs.offered && !vmfs.on)
+		vmfs_patch_init(iov, count);
+	return writev(fd, iov, count);
+}
+
+static const struct fuse_custom_io vmfs_io = {
+	.read	= vmfs_io_read,
+	.writev	= vmfs_io_writev,
+};
+
+static void *vmfs_loop(void *arg)
+{
+	fuse_session_loop(vmfs.se);
+	return NULL;
+}
+
+static int vmfs_mount(const char *mnt)
+{
+	char opts[128];
+
+	vmfs.fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (vmfs.fd < 0)
+		return -errno;
+	snprintf(opts, sizeof(opts),
+		 "fd=%d,rootmode=40755,user_id=0,group_id=0,allow_other",
+		 vmfs.fd);
+	if (mount("vmfs", mnt, "fuse", MS_NOSUID | MS_NODEV, opts)) {
+		int err = -errno;
+
+		close(vmfs.fd);
+		return err;
+	}
+	return 0;
+}
+
+int vmfs_start(const char *mnt, const struct vmfs_opts *opts)
+{
+	char *argv[] = { "vmfs", NULL };
+	struct fuse_args args = FUSE_ARGS_INIT(1, argv);
+	int err;
+
+	vmfs.opts = *opts;
+	vmfs.nnodes = 1;
+	vmfs.node[0] = (struct vmfs_node){ .used = true, .generation = 1,
+					   .mode = S_IFDIR | 0755 };
+	snprintf(vmfs.mnt, sizeof(vmfs.mnt), "%s", mnt);
+	vmfs.se = fuse_session_new(&args, &vmfs_ops, sizeof(vmfs_ops), NULL);
+	if (!vmfs.se)
+		return -ENOMEM;
+	err = vmfs_mount(mnt);
+	if (!err && fuse_session_custom_io(vmfs.se, &vmfs_io, vmfs.fd))
+		err = -EIO;
+	if (!err)
+		err = -pthread_create(&vmfs.thread, NULL, vmfs_loop, NULL);
+	if (err)
+		fprintf(stderr, "vmfs: start on %s: %s\n", mnt, strerror(-err));
+	return err;
+}
+
+void vmfs_stop(void)
+{
+	if (umount2(vmfs.mnt, 0) == 0)
+		pthread_join(vmfs.thread, NULL);
+	else
+		umount2(vmfs.mnt, MNT_DETACH);
+}
+
+int vmfs_remote_create(uint64_t parent, const char *name, mode_t mode,
+		       uint64_t *nodeid)
+{
+	int err;
+
+	pthread_mutex_lock(&vmfs.lock);
+	err = vmfs_add(parent, name, mode, nodeid);
+	pthread_mutex_unlock(&vmfs.lock);
+	return err;
+}
+
+int vmfs_remote_remove(uint64_t parent, const char *name, uint64_t *nodeid)
+{
+	uint64_t id;
+	int err;
+
+	pthread_mutex_lock(&vmfs.lock);
+	id = vmfs_find(parent, name);
+	err = id ? vmfs_remove(parent, name, S_ISDIR(vmfs_get(id)->mode),
+			       nodeid) : -ENOENT;
+	pthread_mutex_unlock(&vmfs.lock);
+	return err;
+}
+
+int vmfs_node(uint64_t parent, const char *name, uint64_t *nodeid,
+	      uint64_t *generation)
+{
+	uint64_t id;
+
+	pthread_mutex_lock(&vmfs.lock);
+	id = vmfs_find(parent, name);
+	*nodeid = id;
+	*generation = id ? vmfs_get(id)->generation : 0;
+	pthread_mutex_unlock(&vmfs.lock);
+	return id ? 0 : -ENOENT;
+}
+
+int vmfs_notify_delete(uint64_t parent, uint64_t child, const char *name)
+{
+	return fuse_lowlevel_notify_delete(vmfs.se, parent, child, name,
+					   strlen(name));
+}
+
+int vmfs_write_frame(const void *buf, size_t len)
+{
+	ssize_t n = write(vmfs.fd, buf, len);
+
+	if (n < 0)
+		return -errno;
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+bool vmfs_kernel_offered(void)
+{
+	return vmfs.offered;
+}
+
+bool vmfs_fsnotify_on(void)
+{
+	return vmfs.on;
+}
+
+unsigned int vmfs_watch_count(void)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&vmfs.lock);
+	n = vmfs.watch_count;
+	pthread_mutex_unlock(&vmfs.lock);
+	return n;
+}
+
+static bool vmfs_mask_ok(uint64_t nodeid, uint32_t flags, uint64_t set,
+			 uint64_t clear, uint64_t *mask)
+{
+	unsigned int i;
+
+	for (i = 0; i < vmfs.nwatches; i++) {
+		if (vmfs.watch[i].nodeid != nodeid ||
+		    vmfs.watch[i].flags != flags)
+			continue;
+		*mask = vmfs.watch[i].mask;
+		return (*mask & set) == set && !(*mask & clear);
+	}
+	return false;
+}
+
+bool vmfs_wait_mask(uint64_t nodeid, uint32_t flags, uint64_t want_set,
+		    uint64_t want_clear, int timeout_ms, uint64_t *mask)
+{
+	struct timespec until;
+	bool ok;
+	int err = 0;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += timeout_ms / 1000;
+	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	*mask = ~0ULL;
+	pthread_mutex_lock(&vmfs.lock);
+	while (!(ok = vmfs_mask_ok(nodeid, flags, want_set, want_clear, mask))
+	       && err != ETIMEDOUT)
+		err = pthread_cond_timedwait(&vmfs.changed, &vmfs.lock,
+					     &until);
+	pthread_mutex_unlock(&vmfs.lock);
+	return ok;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vmfs - the in-memory FUSE server of the VM tests.  It runs in a thread
+ * of the test program, so a test changes the file system "remotely" (not
+ * through the mount) with a plain function call and then sends the kernel
+ * the notification a real server would send.
+ *
+ * It talks to /dev/fuse through libfuse's custom I/O hooks so that it can
+ * see every frame before libfuse does: it answers FUSE_FSNOTIFY itself
+ * (libfuse 3.14 would answer ENOSYS), records each mask it gets, and turns
+ * the remote-fsnotify extension on at INIT by setting FUSE_HAS_FSNOTIFY in
+ * libfuse's INIT reply when the test asked for it and the kernel offered it.
+ *
+ * Locking: one mutex guards the node table and the watch log; the
+ * condition variable is signalled on every recorded watch update.  No
+ * function that writes to /dev/fuse is called with the mutex held (the
+ * kernel may call back into the server while it handles a notification).
+ */
+#ifndef VMFS_H
+#define VMFS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct vmfs_opts {
+	bool fsnotify;		/* accept FUSE_HAS_FSNOTIFY at INIT */
+	bool export_support;	/* FUSE_CAP_EXPORT_SUPPORT (sb marks) */
+};
+
+/* Mount a fresh file system on mnt and serve it from a thread. */
+int vmfs_start(const char *mnt, const struct vmfs_opts *opts);
+
+/* Unmount, stop the thread, free everything. */
+void vmfs_stop(void);
+
+/* Remote changes: the table changes, the kernel is not told. */
+int vmfs_remote_create(uint64_t parent, const char *name, mode_t mode,
+		       uint64_t *nodeid);
+int vmfs_remote_remove(uint64_t parent, const char *name, uint64_t *nodeid);
+
+/* Node id and generation of parent/name, 0 if none. */
+int vmfs_node(uint64_t parent, const char *name, uint64_t *nodeid,
+	      uint64_t *generation);
+
+/* FUSE_NOTIFY_DELETE through libfuse; returns 0 or -errno. */
+int vmfs_notify_delete(uint64_t parent, uint64_t child, const char *name);
+
+/* Write one raw frame to /dev/fuse; returns 0 or -errno of write(). */
+int vmfs_write_frame(const void *buf, size_t len);
+
+/* Did the kernel offer FUSE_HAS_FSNOTIFY, and is it on? */
+bool vmfs_kernel_offered(void);
+bool vmfs_fsnotify_on(void);
+
+/* Number of FUSE_FSNOTIFY requests seen so far. */
+unsigned int vmfs_watch_count(void);
+
+/*
+ * Wait up to timeout_ms for the latest mask recorded for nodeid/flags to
+ * satisfy (mask & want_set) == want_set and (mask & want_clear) == 0.
+ * Returns true on success, with the mask in *mask.
+ */
+bool vmfs_wait_mask(uint64_t nodeid, uint32_t flags, uint64_t want_set,
+		    uint64_t want_clear, int timeout_ms, uint64_t *mask);
+
+#endif

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * vmwatch - bounded-wait event readers for the VM tests.  Each reader
+ * keeps its own buffer of events read but not yet returned, so a test
+ * sees events one at a time even when the kernel hands over several in
+ * one read.  Single-threaded use only (the test's main thread).
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include "vmwatch.h"
+
+struct vm_buf {
+	int fd;
+	size_t len, off;
+	char data[8192] __attribute__((aligned(8)));
+};
+
+static struct vm_buf vm_ibuf = { .fd = -1 }, vm_fbuf = { .fd = -1 };
+
+static bool vm_fill(struct vm_buf *b, int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+
+	if (b->fd == fd && b->off < b->len)
+		return true;
+	b->fd = fd;
+	b->off = b->len = 0;
+	if (poll(&p, 1, VM_WAIT_MS) != 1)
+		return false;
+	n = read(fd, b->data, sizeof(b->data));
+	if (n <= 0)
+		return false;
+	b->len = n;
+	return true;
+}
+
+bool vm_inotify_next(int fd, struct vm_event *ev)
+{
+	struct inotify_event ie;
+
+	if (!vm_fill(&vm_ibuf, fd))
+		return false;
+	memcpy(&ie, vm_ibuf.data + vm_ibuf.off, sizeof(ie));
+	ev->mask = ie.mask;
+	ev->cookie = ie.cookie;
+	snprintf(ev->name, sizeof(ev->name), "%.*s", (int)ie.len,
+		 ie.len ? vm_ibuf.data + vm_ibuf.off + sizeof(ie) : "");
+	vm_ibuf.off += sizeof(ie) + ie.len;
+	return true;
+}
+
+void vm_event_print(const char *who, const struct vm_event *ev)
+{
+	printf("# %s: mask 0x%x cookie %u name '%s'\n", who, ev->mask,
+	       ev->cookie, ev->name);
+}
+
+bool vm_inotify_expect(int fd, uint32_t mask, const char *name,
+		       uint32_t *cookie)
+{
+	struct vm_event ev;
+
+	if (!vm_inotify_next(fd, &ev)) {
+		printf("# inotify: no event (wanted 0x%x '%s')\n", mask,
+		       name);
+		return false;
+	}
+	if (cookie)
+		*cookie = ev.cookie;
+	if (ev.mask == mask && !strcmp(ev.name, name))
+		return true;
+	printf("# inotify: wanted 0x%x '%s'\n", mask, name);
+	vm_event_print("inotify got", &ev);
+	return false;
+}
+
+/* Copy the name out of a DFID_NAME info record, if the event has one. */
+static void vm_fanotify_name(const char *p, const char *end, char *name,
+			     size_t size)
+{
+	struct fanotify_event_info_fid fid;
+	struct file_handle fh;
+	const char *s;
+
+	name[0] = '\0';
+	while (p + sizeof(fid) <= end) {
+		memcpy(&fid, p, sizeof(fid));
+		if (fid.hdr.len < sizeof(fid) || p + fid.hdr.len > end)
+			return;
+		if (fid.hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME) {
+			memcpy(&fh, p + sizeof(fid), sizeof(fh));
+			s = p + sizeof(fid) + sizeof(fh) + fh.handle_bytes;
+			if (s < p + fid.hdr.len)
+				snprintf(name, size, "%.*s",
+					 (int)(p + fid.hdr.len - s), s);
+			return;
+		}
+		p += fid.hdr.len;
+	}
+}
+
+bool vm_fanotify_next(int fd, struct vm_event *ev)
+{
+	struct fanotify_event_metadata md;
+	const char *p;
+
+	if (!vm_fill(&vm_fbuf, fd))
+		return false;
+	p = vm_fbuf.data + vm_fbuf.off;
+	memcpy(&md, p, sizeof(md));
+	if (md.event_len < sizeof(md) ||
+	    vm_fbuf.off + md.event_len > vm_fbuf.len)
+		return false;
+	ev->mask = md.mask;
+	ev->cookie = 0;
+	vm_fanotify_name(p + md.metadata_len, p + md.event_len, ev->name,
+			 sizeof(ev->name));
+	vm_fbuf.off += md.event_len;
+	return true;
+}
+
+bool vm_fanotify_expect(int fd, uint64_t mask, const char *name)
+{
+	struct vm_event ev;
+
+	if (!vm_fanotify_next(fd, &ev)) {
+		printf("# fanotify: no event (wanted 0x%llx '%s')\n",
+		       (unsigned long long)mask, name);
+		return false;
+	}
+	if (ev.mask == mask && !strcmp(ev.name, name))
+		return true;
+	printf("# fanotify: wanted 0x%llx '%s'\n", (unsigned long long)mask,
+	       name);
+	vm_event_print("fanotify got", &ev);
+	return false;
+}

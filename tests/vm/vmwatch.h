@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vmwatch - read inotify and fanotify events in the VM tests with a
+ * bounded wait, and name them in failure messages.  "Nothing else
+ * arrived" is never tested by waiting: a test makes a local sentinel
+ * change and checks that the sentinel's event is the next one.
+ */
+#ifndef VMWATCH_H
+#define VMWATCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define VM_WAIT_MS	5000
+
+struct vm_event {
+	uint32_t mask;
+	uint32_t cookie;
+	char name[256];
+};
+
+/* Next inotify event on fd within VM_WAIT_MS; false on timeout. */
+bool vm_inotify_next(int fd, struct vm_event *ev);
+
+/* Next event has exactly this mask and name ("" for none). */
+bool vm_inotify_expect(int fd, uint32_t mask, const char *name,
+		       uint32_t *cookie);
+
+/*
+ * Next fanotify event on fd (a FAN_REPORT_DFID_NAME group) within
+ * VM_WAIT_MS; the name is that of the DFID_NAME record, "" if none.
+ */
+bool vm_fanotify_next(int fd, struct vm_event *ev);
+bool vm_fanotify_expect(int fd, uint64_t mask, const char *name);
+
+/* Print one event as "why" context of a failed check. */
+void vm_event_print(const char *who, const struct vm_event *ev);
+
+#endif
