@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/statfs.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -28,6 +27,7 @@ struct server {
 	struct delivery *delivery;
 	sigset_t stop_signals;
 	pthread_t stopper;
+	pthread_t loop_thread;
 };
 
 static void log_to_syslog(enum fuse_log_level level, const char *fmt,
@@ -36,32 +36,40 @@ static void log_to_syslog(enum fuse_log_level level, const char *fmt,
 	vsyslog(level, fmt, ap);
 }
 
+/* Only interrupts the loop's wait, so that it sees the session has exited. */
+static void wake_handler(int sig)
+{
+	(void)sig;
+}
+
 /*
- * Waits for a stop signal (or the wake-up main sends once the session has
+ * Waits for a stop signal (or the one main sends once the session has
  * ended by itself), stops delivery while the loop can still answer the
- * replayer, then makes the loop return: it checks for exit after each
- * request, and statfs always sends one.
+ * replayer, then ends the loop: the session is marked exited and the loop
+ * thread's wait is interrupted by SIGUSR1 (no SA_RESTART).
  */
 static void *stopper_main(void *arg)
 {
 	struct server *s = arg;
-	struct statfs sfs;
 	int sig;
 
 	sigwait(&s->stop_signals, &sig);
 	delivery_stop(s->delivery);
 	s->delivery = NULL;
 	fuse_session_exit(s->se);
-	statfs(s->cli.mountpoint, &sfs);
+	pthread_kill(s->loop_thread, SIGUSR1);
 	return NULL;
 }
 
 static int serve(struct server *s)
 {
 	struct fuse_loop_config loop = { .max_idle_threads = 10 };
+	struct sigaction wake = { .sa_handler = wake_handler };
 	bool fatal;
 	int ret;
 
+	sigaction(SIGUSR1, &wake, NULL);
+	s->loop_thread = pthread_self();
 	s->delivery = delivery_start(&s->cli, s->fs, &fatal);
 	if (fatal)
 		return 1;

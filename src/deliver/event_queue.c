@@ -106,6 +106,16 @@ bool event_queue_pop(struct event_queue *q, struct rn_event *ev)
 	return got;
 }
 
+bool event_queue_idle(struct event_queue *q)
+{
+	bool idle;
+
+	pthread_mutex_lock(&q->lock);
+	idle = !q->count && !q->overflow_pending;
+	pthread_mutex_unlock(&q->lock);
+	return idle;
+}
+
 void event_queue_close(struct event_queue *q)
 {
 	pthread_mutex_lock(&q->lock);

@@ -30,6 +30,9 @@ bool event_queue_push(struct event_queue *q, const struct rn_event *ev);
  */
 bool event_queue_pop(struct event_queue *q, struct rn_event *ev);
 
+/* Whether nothing is queued right now (the answer may be stale at once). */
+bool event_queue_idle(struct event_queue *q);
+
 /* Wakes the consumer; pop() returns false once the queue is drained. */
 void event_queue_close(struct event_queue *q);
 

@@ -4,10 +4,13 @@
  * replays each one through the mount (replay_names.c, replay_content.c).
  *
  * Lifetime: replay_new() installs the gate; replay_start() starts the
- * thread, which opens the mount root itself (the FUSE loop may not be
+ * thread, which learns the mount's device itself (the FUSE loop may not be
  * serving yet: only this thread may wait for it). replay_stop() expects
- * the queue to be closed; a replay still blocked on the mount ends when the
- * session is torn down, so stop the session before joining if it is gone.
+ * the queue to be closed and the session to be still serving.
+ *
+ * The mount root is held open only while events are waiting: an open fd
+ * would make a plain `fusermount3 -u` fail with EBUSY. Each reopening is
+ * checked to be our mount (same device), not something mounted on top.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -79,23 +82,63 @@ static void replay_count(struct replay *r, const struct rn_event *ev,
 	}
 }
 
+static int mount_open(struct replay *r, struct stat *st)
+{
+	r->mnt_fd = open(r->mountpoint, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (r->mnt_fd < 0 || !fstat(r->mnt_fd, st))
+		return r->mnt_fd < 0 ? -errno : 0;
+	close(r->mnt_fd);
+	r->mnt_fd = -1;
+	return -errno;
+}
+
+static int mount_reopen(struct replay *r)
+{
+	struct stat st;
+	int ret;
+
+	if (r->mnt_fd >= 0)
+		return 0;
+	ret = mount_open(r, &st);
+	if (!ret && st.st_dev != r->mnt_dev) {
+		close(r->mnt_fd);
+		r->mnt_fd = -1;
+		ret = -EXDEV;
+	}
+	return ret;
+}
+
+static void mount_close(struct replay *r)
+{
+	if (r->mnt_fd >= 0)
+		close(r->mnt_fd);
+	r->mnt_fd = -1;
+}
+
 static void *replay_main(void *arg)
 {
 	struct replay *r = arg;
 	struct rn_event ev;
+	struct stat st;
+	int ret;
 
 	atomic_store(&r->tid, gettid());
-	r->mnt_fd = open(r->mountpoint, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (r->mnt_fd < 0) {
-		fuse_log(FUSE_LOG_ERR, "rnotifyfs: replay: open %s: %s\n",
-			 r->mountpoint, strerror(errno));
+	ret = mount_open(r, &st);
+	if (ret) {
+		fuse_log(FUSE_LOG_ERR, "rnotifyfs: replay: %s: %s\n",
+			 r->mountpoint, strerror(-ret));
 		return NULL;
 	}
-	while (event_queue_pop(r->queue, &ev))
-		replay_count(r, &ev, replay_event(r, &ev));
+	r->mnt_dev = st.st_dev;
+	mount_close(r);
+	while (event_queue_pop(r->queue, &ev)) {
+		ret = mount_reopen(r);
+		replay_count(r, &ev, ret ? ret : replay_event(r, &ev));
+		if (event_queue_idle(r->queue))
+			mount_close(r);
+	}
 	replay_writer_close_all(r);
-	close(r->mnt_fd);
-	r->mnt_fd = -1;
+	mount_close(r);
 	return NULL;
 }
 
