@@ -84,7 +84,8 @@ static void replay_count(struct replay *r, const struct rn_event *ev,
 
 static int mount_open(struct replay *r, struct stat *st)
 {
-	r->mnt_fd = open(r->mountpoint, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* Not O_PATH: open_by_handle_at() refuses that as its mount fd. */
+	r->mnt_fd = open(r->mountpoint, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (r->mnt_fd < 0 || !fstat(r->mnt_fd, st))
 		return r->mnt_fd < 0 ? -errno : 0;
 	close(r->mnt_fd);
