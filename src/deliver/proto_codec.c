@@ -16,7 +16,7 @@
 
 _Static_assert(sizeof(struct fuse_out_header) == 16, "out-header size");
 _Static_assert(sizeof(struct fuse_in_header) == 40, "in-header size");
-_Static_assert(sizeof(struct fuse_fsnotify_in) == 16, "request size");
+_Static_assert(sizeof(struct fuse_fsnotify_in) == 24, "request size");
 _Static_assert(sizeof(struct fuse_notify_fsnotify_out) == 32,
 	       "notification size");
 
@@ -151,6 +151,7 @@ int proto_decode_watch(const void *buf, size_t len, struct proto_watch *w)
 	w->unique = ih.unique;
 	w->nodeid = ih.nodeid;
 	w->mask = in.mask;
+	w->generation = in.generation;
 	w->flags = scope;
 	return 0;
 }
@@ -169,6 +170,7 @@ int proto_encode_watch(void *buf, size_t size, const struct proto_watch *w)
 	ih.unique = w->unique;
 	ih.nodeid = w->nodeid;
 	in.mask = w->mask;
+	in.generation = w->generation;
 	in.flags = w->flags;
 	memcpy(buf, &ih, sizeof(ih));
 	memcpy((char *)buf + sizeof(ih), &in, sizeof(in));

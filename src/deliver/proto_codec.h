@@ -42,6 +42,7 @@ struct proto_event {
 struct proto_watch {
 	uint64_t unique;	/* to answer with proto_encode_reply() */
 	uint64_t nodeid;
+	uint64_t generation;
 	uint64_t mask;
 	uint32_t flags;		/* FUSE_FSNOTIFY_INODE or _FILESYSTEM */
 };

@@ -69,6 +69,9 @@ static bool is_announced_change(const struct replay_expect *e,
 	case FS_GATE_UNLINK:
 	case FS_GATE_RMDIR:
 		return names_match(q->parent, q->name, e->parent, e->name);
+	case FS_GATE_LINK:
+		return q->nodeid == e->node &&
+		       names_match(q->parent, q->name, e->parent, e->name);
 	case FS_GATE_RENAME:
 		return !q->flags &&
 		       names_match(q->parent, q->name, e->parent, e->name) &&

@@ -31,11 +31,41 @@ static void creation_stat(struct replay *r, uint64_t parent,
 	replay_fake_stat(ev, ev->isdir, st);
 }
 
+/*
+ * A new name for an inode the client already knows is a hard link: link
+ * it, so that watchers of the inode get ATTRIB (its link count) as they
+ * would natively, and the client sees one inode under both names.
+ */
+static int link_as(struct replay *r, int dfd, struct replay_expect *e,
+		   const struct replay_node *known)
+{
+	char path[32];
+	int fd, ret;
+
+	fd = replay_node_open(r, known, O_PATH);
+	if (fd < 0)
+		return fd;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	e->op = FS_GATE_LINK;
+	e->node = known->id;
+	replay_expect_set(r, e);
+	ret = linkat(AT_FDCWD, path, dfd, e->name, AT_SYMLINK_FOLLOW) ?
+	      -errno : 1;
+	replay_expect_clear(r);
+	close(fd);
+	return ret;
+}
+
 static int create_as(struct replay *r, int dfd, struct replay_expect *e)
 {
+	struct rn_id id = { .dev = e->st.st_dev, .ino = e->st.st_ino };
+	struct replay_node known;
+
 	mode_t perm = e->st.st_mode & 07777;
 	int ret;
 
+	if (!S_ISDIR(e->st.st_mode) && replay_known_node(r, &id, &known))
+		return link_as(r, dfd, e, &known);
 	if (S_ISDIR(e->st.st_mode))
 		e->op = FS_GATE_MKDIR;
 	else if (S_ISLNK(e->st.st_mode))

@@ -190,16 +190,33 @@ static int link_node(struct fs *fs, struct fs_inode *in,
 	return fs_table_lookup_again(&fs->table, in) ? 0 : -ESTALE;
 }
 
+/* A replayed link: the name exists on the backing store already. */
+static int link_shown(struct fs *fs, struct fs_inode *in, struct stat *st)
+{
+	if (in->fd < 0 || fs_stat_fd(in->fd, st))
+		return -ESTALE;
+	fs_table_set_stat(&fs->table, in, st);
+	return fs_table_lookup_again(&fs->table, in) ? 0 : -ESTALE;
+}
+
 void fs_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 		const char *newname)
 {
 	struct fs *fs = fs_of(req);
 	struct fs_inode *in = fs_inode_get(fs, ino);
 	struct fs_inode *dir = fs_inode_get(fs, newparent);
+	struct fs_gate_query q = { .op = FS_GATE_LINK, .nodeid = ino,
+				   .parent = newparent, .name = newname };
+	struct fs_gate_answer a;
 	struct stat st;
 	int err = -ESTALE;
 
-	if (in && dir)
+	fs_gate_ask(fs, req, &q, &a);
+	if (a.verdict == FS_GATE_ERR)
+		err = -a.err;
+	else if (in && dir && a.verdict == FS_GATE_ANSWER)
+		err = link_shown(fs, in, &st);
+	else if (in && dir)
 		err = link_node(fs, in, dir, newname, &st);
 	if (err)
 		fuse_reply_err(req, -err);

@@ -32,6 +32,7 @@ enum fs_gate_op {
 	FS_GATE_MKNOD,		/* parent, name (mknod of any type) */
 	FS_GATE_MKDIR,		/* parent, name */
 	FS_GATE_SYMLINK,	/* parent, name */
+	FS_GATE_LINK,		/* nodeid (existing), parent, name (new) */
 	FS_GATE_UNLINK,		/* parent, name */
 	FS_GATE_RMDIR,		/* parent, name */
 	FS_GATE_RENAME,		/* parent, name, newparent, newname, flags */
@@ -64,6 +65,8 @@ enum fs_gate_verdict {
 	 * (parent, name) if it exists, has the file type of answer.st and
 	 * (when answer.st.st_ino is not 0) that inode number; else a ghost
 	 * built from answer.st (st_ino 0: a fresh ghost of its own).
+	 * LINK: reply with an entry for node id under (parent, name); the
+	 * backing store is not touched.
 	 * UNLINK, RMDIR, RENAME: reply success and update what the client has
 	 * been shown; the backing store is not touched.
 	 * SETATTR: reply the node's current attributes; change nothing.

@@ -133,6 +133,24 @@ static void test_write(void)
 	replay_expect_clear(&r);
 }
 
+static void test_link(void)
+{
+	struct replay_expect e = { .op = FS_GATE_LINK, .parent = 7,
+				   .node = 30, .name_lookup_err = ENOENT };
+	struct fs_gate_query q = { .op = FS_GATE_LINK, .tid = REPLAYER,
+				   .parent = 7, .name = "g", .nodeid = 30 };
+	struct fs_gate_answer a;
+
+	strcpy(e.name, "g");
+	replay_expect_set(&r, &e);
+	replay_gate(&r, &q, &a);
+	CHECK("announced link is answered", a.verdict == FS_GATE_ANSWER);
+	q.nodeid = 31;
+	replay_gate(&r, &q, &a);
+	CHECK("link of another inode is refused", a.verdict == FS_GATE_ERR);
+	replay_expect_clear(&r);
+}
+
 int main(void)
 {
 	pthread_mutex_init(&r.lock, NULL);
@@ -142,5 +160,6 @@ int main(void)
 	test_idle();
 	test_rename();
 	test_write();
+	test_link();
 	return check_exit();
 }
