@@ -107,22 +107,43 @@ static void e2e_run_quiet(char *const argv[])
 			;
 }
 
-/* Polls for the server's exit for up to STOP_TIMEOUT_MS, then kills it. */
+/* One check line, with write(2) only: this runs from signal handlers. */
+static void e2e_say(const char *verdict, const char *what)
+{
+	extern char *program_invocation_short_name;
+	const char *parts[] = { verdict, " ", program_invocation_short_name,
+				"/", what, "\n" };
+
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		if (write(1, parts[i], strlen(parts[i])) < 0)
+			return;
+}
+
+/*
+ * Polls for the server's exit for up to STOP_TIMEOUT_MS, then kills it.
+ * A server that does not stop cleanly on SIGTERM (a hang, a crash, a
+ * sanitizer report, which makes it exit non-zero) fails a check.
+ */
 static void e2e_stop_server(void)
 {
-	int waited;
+	int waited, status = 0;
 
 	if (e2e_server <= 0)
 		return;
 	kill(e2e_server, SIGTERM);
 	for (waited = 0; waited < STOP_TIMEOUT_MS; waited += 5) {
-		if (waitpid(e2e_server, NULL, WNOHANG) == e2e_server)
+		if (waitpid(e2e_server, &status, WNOHANG) == e2e_server)
 			break;
 		e2e_nap_ms(5);
 	}
 	if (waited >= STOP_TIMEOUT_MS) {
 		kill(e2e_server, SIGKILL);
 		waitpid(e2e_server, NULL, 0);
+		e2e_say("FAIL", "server_exit: still running 5 s after SIGTERM");
+	} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		e2e_say("FAIL", "server_exit: not a clean exit 0 after SIGTERM");
+	} else {
+		e2e_say("PASS", "server_exit");
 	}
 	e2e_server = 0;
 }
