@@ -269,6 +269,9 @@ static void e2e_start_server(const char *opts)
 
 	if (!bin || !*bin)
 		bin = "build/rnotifyfs";
+	/* RNOTIFYFS_OPTS runs a whole suite with other server options. */
+	if (!opts || !*opts)
+		opts = getenv("RNOTIFYFS_OPTS");
 	if (access(bin, X_OK))
 		e2e_die("server binary not found (set RNOTIFYFS)");
 	argv[argc++] = (char *)bin;
