@@ -18,8 +18,11 @@
  *     object (FUSE_FSNOTIFY_INODE), or of every filesystem-wide mark on the
  *     mount (FUSE_FSNOTIFY_FILESYSTEM, nodeid = FUSE_ROOT_ID).  A mask of 0
  *     means "stop watching".  Updates are coalesced: only the latest mask
- *     per object matters.  The server answers with an empty reply (or an
- *     error, which the kernel ignores).
+ *     per object matters.  The generation is the node's, so that a mask
+ *     that arrives after the node was forgotten (mask 0 from an eviction
+ *     races with FORGET) cannot touch a new object that reused the nodeid.
+ *     The server answers with an empty reply (or an error, which the
+ *     kernel ignores).
  *
  *  3. FUSE_NOTIFY_FSNOTIFY notification (server -> kernel; out-header
  *     unique = 0, error = FUSE_NOTIFY_FSNOTIFY), a struct
@@ -33,7 +36,9 @@
  *     - namelen > 0: a directory-entry event (CREATE, DELETE, MOVED_FROM,
  *       MOVED_TO, optionally with ISDIR) in directory nodeid.
  *     generation must match the kernel's inode, so a recycled nodeid never
- *     receives another object's events.  A rename is two notifications
+ *     receives another object's events.  The kernel keeps the low 32 bits
+ *     of a generation, and the root's generation is always 0 (the kernel
+ *     never looks the root up).  A rename is two notifications
  *     (MOVED_FROM, then MOVED_TO) sent back to back with the same nonzero
  *     cookie; the kernel maps it to one cookie of its own.
  *     The kernel rejects a bad frame with EINVAL (wrong size, namelen >
@@ -113,6 +118,7 @@
 
 struct fuse_fsnotify_in {
 	uint64_t	mask;
+	uint64_t	generation;
 	uint32_t	flags;
 	uint32_t	padding;
 };

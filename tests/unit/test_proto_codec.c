@@ -130,7 +130,7 @@ static void test_watch(void)
 {
 	unsigned char buf[PROTO_WATCH_FRAME_SIZE + 8];
 	struct proto_watch w = {
-		.unique = 9, .nodeid = 5,
+		.unique = 9, .nodeid = 5, .generation = 3,
 		.mask = FUSE_FSNOTIFY_CREATE | FUSE_FSNOTIFY_EVENT_ON_CHILD,
 		.flags = FUSE_FSNOTIFY_INODE,
 	};
@@ -139,10 +139,11 @@ static void test_watch(void)
 	int len;
 
 	len = proto_encode_watch(buf, sizeof(buf), &w);
-	CHECK("watch: frame size 56", len == 56);
+	CHECK("watch: frame size 64", len == 64);
 	CHECK("watch: is_watch", proto_is_watch(buf, len));
 	CHECK("watch: decode", proto_decode_watch(buf, len, &got) == 0 &&
 	      got.unique == 9 && got.nodeid == 5 && got.mask == w.mask &&
+	      got.generation == 3 &&
 	      got.flags == FUSE_FSNOTIFY_INODE);
 	CHECK("watch: short frame", proto_decode_watch(buf, len - 1, &got)
 	      == -EINVAL);

@@ -55,6 +55,7 @@ static struct {
 	uint64_t init_unique;
 	bool offered;
 	bool on;
+	bool init_done;
 	struct fuse_session *se;
 	int fd;
 	pthread_t thread;
@@ -484,9 +485,22 @@ static void vmfs_patch_init(struct iovec *iov, int count)
 static ssize_t vmfs_io_writev(int fd, struct iovec *iov, int count,
 			      void *data)
 {
+	struct fuse_out_header oh;
+	ssize_t n;
+
 	if (vmfs.opts.fsnotify && vmfs.offered && !vmfs.on)
 		vmfs_patch_init(iov, count);
-	return writev(fd, iov, count);
+	n = writev(fd, iov, count);
+	if (count < 1 || iov[0].iov_len < sizeof(oh))
+		return n;
+	memcpy(&oh, iov[0].iov_base, sizeof(oh));
+	if (oh.unique && oh.unique == vmfs.init_unique) {
+		pthread_mutex_lock(&vmfs.lock);
+		vmfs.init_done = true;
+		pthread_cond_broadcast(&vmfs.changed);
+		pthread_mutex_unlock(&vmfs.lock);
+	}
+	return n;
 }
 
 static const struct fuse_custom_io vmfs_io = {
@@ -519,6 +533,34 @@ static int vmfs_mount(const char *mnt)
 	return 0;
 }
 
+static struct timespec vmfs_deadline(int timeout_ms)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += timeout_ms / 1000;
+	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	return until;
+}
+
+/* mount(2) returns before INIT is answered: wait for our reply to it. */
+static int vmfs_wait_init(void)
+{
+	struct timespec until = vmfs_deadline(5000);
+	int err = 0;
+
+	pthread_mutex_lock(&vmfs.lock);
+	while (!vmfs.init_done && err != ETIMEDOUT)
+		err = pthread_cond_timedwait(&vmfs.changed, &vmfs.lock,
+					     &until);
+	pthread_mutex_unlock(&vmfs.lock);
+	return vmfs.init_done ? 0 : -ETIMEDOUT;
+}
+
 int vmfs_start(const char *mnt, const struct vmfs_opts *opts)
 {
 	char *argv[] = { "vmfs", NULL };
@@ -527,7 +569,7 @@ int vmfs_start(const char *mnt, const struct vmfs_opts *opts)
 
 	vmfs.opts = *opts;
 	vmfs.nnodes = 1;
-	vmfs.node[0] = (struct vmfs_node){ .used = true, .generation = 1,
+	vmfs.node[0] = (struct vmfs_node){ .used = true, .generation = 0,
 					   .mode = S_IFDIR | 0755 };
 	snprintf(vmfs.mnt, sizeof(vmfs.mnt), "%s", mnt);
 	vmfs.se = fuse_session_new(&args, &vmfs_ops, sizeof(vmfs_ops), NULL);
@@ -538,6 +580,8 @@ int vmfs_start(const char *mnt, const struct vmfs_opts *opts)
 		err = -EIO;
 	if (!err)
 		err = -pthread_create(&vmfs.thread, NULL, vmfs_loop, NULL);
+	if (!err)
+		err = vmfs_wait_init();
 	if (err)
 		fprintf(stderr, "vmfs: start on %s: %s\n", mnt, strerror(-err));
 	return err;
@@ -594,6 +638,20 @@ int vmfs_notify_delete(uint64_t parent, uint64_t child, const char *name)
 					   strlen(name));
 }
 
+int vmfs_send_event(uint64_t nodeid, uint64_t generation, uint32_t mask,
+		    uint32_t cookie, const char *name)
+{
+	unsigned char buf[PROTO_EVENT_FRAME_MAX];
+	struct proto_event ev = {
+		.nodeid = nodeid, .generation = generation, .mask = mask,
+		.cookie = cookie, .namelen = name ? strlen(name) : 0,
+		.name = name,
+	};
+	int len = proto_encode_event(buf, sizeof(buf), &ev);
+
+	return len < 0 ? len : vmfs_write_frame(buf, len);
+}
+
 int vmfs_write_frame(const void *buf, size_t len)
 {
 	ssize_t n = write(vmfs.fd, buf, len);
@@ -641,17 +699,10 @@ static bool vmfs_mask_ok(uint64_t nodeid, uint32_t flags, uint64_t set,
 bool vmfs_wait_mask(uint64_t nodeid, uint32_t flags, uint64_t want_set,
 		    uint64_t want_clear, int timeout_ms, uint64_t *mask)
 {
-	struct timespec until;
+	struct timespec until = vmfs_deadline(timeout_ms);
 	bool ok;
 	int err = 0;
 
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += timeout_ms / 1000;
-	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
-	if (until.tv_nsec >= 1000000000) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000;
-	}
 	*mask = ~0ULL;
 	pthread_mutex_lock(&vmfs.lock);
 	while (!(ok = vmfs_mask_ok(nodeid, flags, want_set, want_clear, mask))

@@ -28,7 +28,11 @@ struct vmfs_opts {
 	bool export_support;	/* FUSE_CAP_EXPORT_SUPPORT (sb marks) */
 };
 
-/* Mount a fresh file system on mnt and serve it from a thread. */
+/*
+ * Mount a fresh file system on mnt and serve it from a thread; returns
+ * once INIT is answered.  The root is node 1 with generation 0 (the
+ * kernel never learns the root's generation).
+ */
 int vmfs_start(const char *mnt, const struct vmfs_opts *opts);
 
 /* Unmount, stop the thread, free everything. */
@@ -45,6 +49,13 @@ int vmfs_node(uint64_t parent, const char *name, uint64_t *nodeid,
 
 /* FUSE_NOTIFY_DELETE through libfuse; returns 0 or -errno. */
 int vmfs_notify_delete(uint64_t parent, uint64_t child, const char *name);
+
+/*
+ * Send one FUSE_NOTIFY_FSNOTIFY built by the codec; returns 0, the
+ * codec's -EINVAL for a frame it refuses to build, or -errno of write().
+ */
+int vmfs_send_event(uint64_t nodeid, uint64_t generation, uint32_t mask,
+		    uint32_t cookie, const char *name);
 
 /* Write one raw frame to /dev/fuse; returns 0 or -errno of write(). */
 int vmfs_write_frame(const void *buf, size_t len);

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * t_proto_bad - patch 6: every malformed FUSE_NOTIFY_FSNOTIFY is refused
+ * by write() with the documented error, delivers nothing, and the kernel
+ * keeps serving the mount.  Frames are built by hand here: the codec
+ * refuses to build them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fuse.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../lib/check.h"
+#include "rnotify_proto.h"
+#include "vmfs.h"
+#include "vmwatch.h"
+
+CHECK_MAIN_DEFS;
+
+#define MNT "/mnt/proto_bad"
+
+static unsigned char frame[65536];
+
+/* namelen as declared, name_bytes actually sent. */
+static int send_raw(uint64_t nodeid, uint64_t gen, uint32_t mask,
+		    uint32_t cookie, uint32_t namelen, const void *name,
+		    size_t name_bytes)
+{
+	struct fuse_out_header oh = {
+		.len = sizeof(oh) + sizeof(struct fuse_notify_fsnotify_out) +
+		       name_bytes,
+		.error = FUSE_NOTIFY_FSNOTIFY,
+	};
+	struct fuse_notify_fsnotify_out out = {
+		.nodeid = nodeid, .generation = gen, .mask = mask,
+		.cookie = cookie, .namelen = namelen,
+	};
+
+	memcpy(frame, &oh, sizeof(oh));
+	memcpy(frame + sizeof(oh), &out, sizeof(out));
+	if (name_bytes)
+		memcpy(frame + sizeof(oh) + sizeof(out), name, name_bytes);
+	return vmfs_write_frame(frame, oh.len);
+}
+
+static void test_bad_frames(uint64_t f, uint64_t gen)
+{
+	static char big[65536 - 48];
+	char n256[256];
+
+	CHECK("bad: namelen past the frame",
+	      send_raw(1, 0, FUSE_FSNOTIFY_CREATE, 0, 5, "abcd", 4) == -EINVAL);
+	CHECK("bad: namelen short of the frame",
+	      send_raw(1, 0, FUSE_FSNOTIFY_CREATE, 0, 3, "abcd", 4) == -EINVAL);
+	CHECK("bad: '/' in name",
+	      send_raw(1, 0, FUSE_FSNOTIFY_CREATE, 0, 3, "a/b", 3) == -EINVAL);
+	CHECK("bad: NUL in name",
+	      send_raw(1, 0, FUSE_FSNOTIFY_CREATE, 0, 3, "a\0b", 3) == -EINVAL);
+	CHECK("bad: trailing NUL counted in namelen",
+	      send_raw(1, 0, FUSE_FSNOTIFY_CREATE, 0, 2, "a", 2) == -EINVAL);
+	CHECK("bad: dot-dot",
+	      send_raw(1, 0, FUSE_FSNOTIFY_CREATE, 0, 2, "..", 2) == -EINVAL);
+	memset(n256, 'x', sizeof(n256));
+	CHECK("bad: 256-byte name", send_raw(1, 0, FUSE_FSNOTIFY_CREATE, 0,
+	      256, n256, 256) == -EINVAL);
+	memset(big, 'y', sizeof(big));
+	CHECK("bad: oversize frame (64 KiB)", send_raw(1, 0,
+	      FUSE_FSNOTIFY_CREATE, 0, sizeof(big), big, sizeof(big))
+	      == -EINVAL);
+	CHECK("bad: unknown nodeid", send_raw(999999, 1, FUSE_FSNOTIFY_CREATE,
+	      0, 1, "z", 1) == -ENOENT);
+	CHECK("bad: stale generation", send_raw(f, gen + 1,
+	      FUSE_FSNOTIFY_MODIFY, 0, 0, NULL, 0) == -ENOENT);
+	CHECK("bad: object event with a name", send_raw(1, 0,
+	      FUSE_FSNOTIFY_MODIFY, 0, 1, "z", 1) == -EINVAL);
+	CHECK("bad: entry event without a name", send_raw(1, 0,
+	      FUSE_FSNOTIFY_CREATE, 0, 0, NULL, 0) == -EINVAL);
+	CHECK("bad: unknown mask bit", send_raw(1, 0, FUSE_FSNOTIFY_CREATE |
+	      0x00100000, 0, 1, "z", 1) == -EINVAL);
+	CHECK("bad: no event bit", send_raw(1, 0, FUSE_FSNOTIFY_ISDIR, 0, 1,
+	      "z", 1) == -EINVAL);
+	CHECK("bad: cookie on a create", send_raw(1, 0, FUSE_FSNOTIFY_CREATE,
+	      9, 1, "z", 1) == -EINVAL);
+	CHECK("bad: entry event on a file", send_raw(f, gen,
+	      FUSE_FSNOTIFY_CREATE, 0, 1, "z", 1) == -ENOTDIR);
+	send_raw(1, 0, FUSE_FSNOTIFY_CREATE, 0, 0, NULL, 0);
+	((struct fuse_out_header *)frame)->len = 16 + 8;
+	CHECK("bad: short fixed part", vmfs_write_frame(frame, 16 + 8)
+	      == -EINVAL);
+}
+
+int main(void)
+{
+	struct vmfs_opts opts = { .fsnotify = true };
+	uint64_t f = 0, gen = 0;
+	struct stat st;
+	int fd;
+
+	mkdir(MNT, 0755);
+	if (vmfs_start(MNT, &opts)) {
+		CHECK("bad: mount vmfs", 0);
+		return check_exit();
+	}
+	fd = inotify_init1(IN_CLOEXEC);
+	CHECK("bad: watch the root", inotify_add_watch(fd, MNT, IN_CREATE |
+	      IN_MODIFY | IN_DELETE) >= 0);
+	CHECK("bad: local mknod f", mknod(MNT "/f", S_IFREG | 0644, 0) == 0);
+	CHECK("bad: IN_CREATE f", vm_inotify_expect(fd, IN_CREATE, "f",
+	      NULL));
+	vmfs_node(1, "f", &f, &gen);
+	test_bad_frames(f, gen);
+
+	CHECK("bad: a valid frame still works", vmfs_send_event(1, 0,
+	      FUSE_FSNOTIFY_CREATE, 0, "ok") == 0);
+	CHECK("bad: nothing delivered before the valid frame",
+	      vm_inotify_expect(fd, IN_CREATE, "ok", NULL));
+	CHECK("bad: mount still answers", stat(MNT "/f", &st) == 0);
+	close(fd);
+	vmfs_stop();
+	return check_exit();
+}
