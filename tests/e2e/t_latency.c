@@ -9,9 +9,11 @@
  * IN_CREATE. The start is taken *before* creat(), not at its return: a
  * native IN_CREATE is queued inside creat(), so a watcher blocked in
  * poll() often reads it before creat() has returned, and "from return"
- * comes out negative. Both figures therefore include the creat() call. The same is done with native
- * inotify on BACKING, in the same run, so the ratio compares like with
- * like on a noisy machine.
+ * comes out negative. Both figures therefore include the creat() call.
+ * The same is done with native inotify on BACKING, in the same run, so
+ * the ratio compares like with like on a noisy machine. Lock step also
+ * means each figure includes two process wake-ups (ours and the actor's),
+ * which dominate on a loaded 2-CPU machine.
  */
 #include <errno.h>
 #include <fcntl.h>
