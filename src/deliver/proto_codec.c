@@ -24,7 +24,9 @@ static int proto_name_check(const char *name, uint32_t namelen)
 {
 	if (namelen > FUSE_FSNOTIFY_NAME_MAX)
 		return -EINVAL;
-	if (namelen && !name)
+	if (!namelen)
+		return 0;
+	if (!name)
 		return -EINVAL;
 	/* "." and ".." are never directory entries of an event. */
 	if ((namelen == 1 && name[0] == '.') ||

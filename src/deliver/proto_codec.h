@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rnotify_proto.h"
+#include "../../include/rnotify_proto.h"
 
 /* Largest notification frame: out-header, fixed part, longest name. */
 #define PROTO_EVENT_FRAME_MAX						\

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * libFuzzer target: the remote-fsnotify frame decoders
+ * (src/deliver/proto_codec.c).  Every frame a decoder accepts must obey
+ * the kernel's rules and re-encode to exactly the same bytes: a decoder
+ * that accepts more than the encoder can produce is a bug.  The first
+ * byte picks the decoder; the rest is the frame.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/deliver/proto_codec.h"
+
+static void fuzz_event(const uint8_t *data, size_t size)
+{
+	unsigned char out[PROTO_EVENT_FRAME_MAX];
+	struct proto_event ev;
+	int len;
+
+	if (proto_decode_event(data, size, &ev))
+		return;
+	if (proto_event_check(&ev) || ev.namelen > FUSE_FSNOTIFY_NAME_MAX)
+		abort();
+	if (ev.namelen && (memchr(ev.name, '/', ev.namelen) ||
+			   memchr(ev.name, 0, ev.namelen)))
+		abort();
+	len = proto_encode_event(out, sizeof(out), &ev);
+	if (len < 0 || (size_t)len != size || memcmp(out, data, size))
+		abort();
+}
+
+static void fuzz_watch(const uint8_t *data, size_t size)
+{
+	unsigned char out[PROTO_WATCH_FRAME_SIZE];
+	struct proto_watch w;
+	int len, err;
+
+	err = proto_decode_watch(data, size, &w);
+	if (err == -EPROTO && proto_is_watch(data, size))
+		abort();
+	if (err)
+		return;
+	if (w.mask & ~(uint64_t)FUSE_FSNOTIFY_WATCH_EVENTS)
+		abort();
+	len = proto_encode_watch(out, sizeof(out), &w);
+	/* The in-header's uid/gid/pid are not part of the request. */
+	if (len != (int)size || memcmp(out, data, 24) ||
+	    memcmp(out + 40, data + 40, size - 40))
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1)
+		return 0;
+	if (data[0] & 1)
+		fuzz_watch(data + 1, size - 1);
+	else
+		fuzz_event(data + 1, size - 1);
+	return 0;
+}

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_proto_header - include/rnotify_proto.h and the kernel series agree.
+ *
+ * The uapi additions of kernel/patches/ (the lines the patches add to
+ * include/uapi/linux/fuse.h) are parsed for every constant of the
+ * protocol, as a #define or an enum member; each value is evaluated
+ * (numbers, shifts, ORs of other constants) and compared with the value
+ * the compiler sees in our header.  Both structures are compared field by
+ * field, as text.  The patches are found relative to the test binary
+ * (BUILD/tests/test_proto_header -> ../../kernel/patches), or in
+ * $RNOTIFY_PATCH_DIR.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../include/rnotify_proto.h"
+#include "../lib/check.h"
+
+CHECK_MAIN_DEFS;
+
+#define UAPI "include/uapi/linux/fuse.h"
+
+static char uapi[65536];	/* added uapi lines, '+' stripped */
+
+/* path = the repository's top (BUILD/tests/.. /..) + rel. */
+static void repo_path(const char *rel, char *path, size_t size)
+{
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	if (strrchr(exe, '/'))
+		*strrchr(exe, '/') = '\0';
+	if (snprintf(path, size, "%s/../../%s", exe, rel) >= (int)size)
+		path[0] = '\0';
+}
+
+static void patch_dir(char *dir, size_t size)
+{
+	if (getenv("RNOTIFY_PATCH_DIR"))
+		snprintf(dir, size, "%s", getenv("RNOTIFY_PATCH_DIR"));
+	else
+		repo_path("kernel/patches", dir, size);
+}
+
+/* Append the '+' lines of the fuse.h hunks of one patch to uapi[]. */
+static void collect(FILE *f)
+{
+	char line[512];
+	int in_uapi = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "diff --git ", 11))
+			in_uapi = strstr(line, " b/" UAPI) != NULL;
+		else if (in_uapi && line[0] == '+' && line[1] != '+')
+			strncat(uapi, line + 1, sizeof(uapi) - strlen(uapi) - 1);
+	}
+}
+
+static int load_patches(void)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 256];
+	struct dirent *de;
+	DIR *d;
+	FILE *f;
+	int n = 0;
+
+	patch_dir(dir, sizeof(dir));
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		if (!strstr(de->d_name, ".patch"))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >=
+		    (int)sizeof(path))
+			continue;
+		f = fopen(path, "r");
+		if (f) {
+			collect(f);
+			fclose(f);
+			n++;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+/* The body of NAME: "#define NAME body" (with continuations) or "NAME =". */
+static int find_body(const char *name, char *body, size_t size)
+{
+	size_t len = strlen(name), o = 0;
+	const char *p;
+
+	for (p = uapi; (p = strstr(p, name)); p += len) {
+		const char *s = p + len;
+		int def = p >= uapi + 8 && !strncmp(p - 8, "#define ", 8);
+
+		if (isalnum((unsigned char)*s) || *s == '_')
+			continue;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!def && *s != '=')
+			continue;
+		if (!def)
+			s++;
+		for (; *s && *s != '\n' && *s != ','; s++) {
+			if (*s == '\\' && s[1] == '\n') {
+				s++;
+				continue;
+			}
+			if (o + 1 < size)
+				body[o++] = *s;
+		}
+		body[o] = '\0';
+		return 1;
+	}
+	return 0;
+}
+
+static int eval(const char *expr, uint64_t *val, int depth);
+
+/* One OR term: a number, "1 << n", "1ULL << n" or another constant. */
+static int eval_term(char *t, uint64_t *val, int depth)
+{
+	char body[1024], *shift, *end;
+
+	while (*t == ' ' || *t == '\t' || *t == '(')
+		t++;
+	for (end = t + strlen(t); end > t && strchr(" \t)", end[-1]); end--)
+		;
+	*end = '\0';
+	if (isdigit((unsigned char)*t)) {
+		*val = strtoull(t, &end, 0);
+		while (*end == 'U' || *end == 'L')
+			end++;
+		shift = strstr(end, "<<");
+		if (shift)
+			*val <<= strtoull(shift + 2, NULL, 0);
+		return 1;
+	}
+	return find_body(t, body, sizeof(body)) && eval(body, val, depth + 1);
+}
+
+static int eval(const char *expr, uint64_t *val, int depth)
+{
+	char buf[1024], *term, *save = NULL;
+	uint64_t v;
+
+	if (depth > 8)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", expr);
+	*val = 0;
+	for (term = strtok_r(buf, "|", &save); term;
+	     term = strtok_r(NULL, "|", &save)) {
+		if (!eval_term(term, &v, depth))
+			return 0;
+		*val |= v;
+	}
+	return 1;
+}
+
+static void check_const(const char *name, uint64_t want)
+{
+	char label[128], body[1024];
+	uint64_t got = 0;
+
+	snprintf(label, sizeof(label), "header: %s agrees with the patch",
+		 name);
+	if (!find_body(name, body, sizeof(body)) || !eval(body, &got, 0))
+		printf("# %s not found in the patches\n", name);
+	else if (got != want)
+		printf("# %s: patch 0x%llx, header 0x%llx\n", name,
+		       (unsigned long long)got, (unsigned long long)want);
+	CHECK(label, got == want);
+}
+
+/* Field lines of "struct NAME {...}", whitespace-normalised. */
+static void struct_fields(const char *text, const char *name, char *out,
+			  size_t size)
+{
+	char key[128];
+	const char *p, *end;
+	size_t o = 0;
+	int space = 0;
+
+	snprintf(key, sizeof(key), "struct %s {", name);
+	out[0] = '\0';
+	p = strstr(text, key);
+	if (!p)
+		return;
+	end = strstr(p, "};");
+	for (p += strlen(key); end && p < end && o + 1 < size; p++) {
+		if (isspace((unsigned char)*p)) {
+			space = o > 0;
+			continue;
+		}
+		if (space && o + 2 < size)
+			out[o++] = ' ';
+		space = 0;
+		out[o++] = *p;
+	}
+	out[o] = '\0';
+}
+
+static void check_struct(const char *header, const char *name)
+{
+	char mine[1024], theirs[1024], label[128];
+
+	struct_fields(header, name, mine, sizeof(mine));
+	struct_fields(uapi, name, theirs, sizeof(theirs));
+	snprintf(label, sizeof(label), "header: struct %s agrees", name);
+	if (strcmp(mine, theirs))
+		printf("# header: {%s}\n# patch:  {%s}\n", mine, theirs);
+	CHECK(label, mine[0] && !strcmp(mine, theirs));
+}
+
+static char *read_header(void)
+{
+	static char text[32768];
+	char path[PATH_MAX];
+	size_t n = 0;
+	FILE *f;
+
+	repo_path("include/rnotify_proto.h", path, sizeof(path));
+	f = fopen(path, "r");
+	if (f) {
+		n = fread(text, 1, sizeof(text) - 1, f);
+		fclose(f);
+	}
+	text[n] = '\0';
+	return text;
+}
+
+#define CONST(name) check_const(#name, (uint64_t)(name))
+
+int main(void)
+{
+	CHECK("header: kernel patches found", load_patches() > 0);
+	CHECK("header: patches add to " UAPI, uapi[0] != '\0');
+
+	CONST(FUSE_HAS_FSNOTIFY);
+	CONST(FUSE_FSNOTIFY);
+	CONST(FUSE_NOTIFY_FSNOTIFY);
+	CONST(FUSE_FSNOTIFY_INODE);
+	CONST(FUSE_FSNOTIFY_FILESYSTEM);
+	CONST(FUSE_FSNOTIFY_ACCESS);
+	CONST(FUSE_FSNOTIFY_MODIFY);
+	CONST(FUSE_FSNOTIFY_ATTRIB);
+	CONST(FUSE_FSNOTIFY_CLOSE_WRITE);
+	CONST(FUSE_FSNOTIFY_CLOSE_NOWRITE);
+	CONST(FUSE_FSNOTIFY_OPEN);
+	CONST(FUSE_FSNOTIFY_MOVED_FROM);
+	CONST(FUSE_FSNOTIFY_MOVED_TO);
+	CONST(FUSE_FSNOTIFY_CREATE);
+	CONST(FUSE_FSNOTIFY_DELETE);
+	CONST(FUSE_FSNOTIFY_DELETE_SELF);
+	CONST(FUSE_FSNOTIFY_MOVE_SELF);
+	CONST(FUSE_FSNOTIFY_EVENT_ON_CHILD);
+	CONST(FUSE_FSNOTIFY_ISDIR);
+	CONST(FUSE_FSNOTIFY_DIRENT_EVENTS);
+	CONST(FUSE_FSNOTIFY_OBJECT_EVENTS);
+	CONST(FUSE_FSNOTIFY_WATCH_EVENTS);
+	CONST(FUSE_FSNOTIFY_NAME_MAX);
+
+	check_struct(read_header(), "fuse_fsnotify_in");
+	check_struct(read_header(), "fuse_notify_fsnotify_out");
+	CHECK("header: structs are 8-byte multiples",
+	      sizeof(struct fuse_fsnotify_in) % 8 == 0 &&
+	      sizeof(struct fuse_notify_fsnotify_out) % 8 == 0);
+	return check_exit();
+}
