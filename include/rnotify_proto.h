@@ -41,6 +41,10 @@
  *     never looks the root up).  A rename is two notifications
  *     (MOVED_FROM, then MOVED_TO) sent back to back with the same nonzero
  *     cookie; the kernel maps it to one cookie of its own.
+ *     For a removed name, send FUSE_NOTIFY_DELETE first (it updates the
+ *     kernel's caches and, with the series, reports DELETE and
+ *     DELETE_SELF); send a DELETE notification only if that returned
+ *     ENOENT (the kernel never looked the name up), or events double.
  *     The kernel rejects a bad frame with EINVAL (wrong size, namelen >
  *     NAME_MAX, '/' or NUL in the name, unknown mask bits, a name where
  *     none belongs) and an unknown nodeid or stale generation with ENOENT;
