@@ -24,9 +24,10 @@ static bool resolve_dir(void *arg, const void *handle, size_t len, int type,
 	return fs_resolve_dir_handle(arg, handle, len, type, id);
 }
 
-static void expect_own(void *arg, const struct rn_id *dir, const char *name)
+static void own_change(void *arg, const struct rn_id *id, const char *name,
+		       bool ended)
 {
-	watch_expect_own(arg, dir, name);
+	watch_own_change(arg, id, name, ended);
 }
 
 /* Replay reaches directories by file handle: open_by_handle_at(). */
@@ -69,7 +70,7 @@ static int delivery_chain(struct delivery *d, const struct cli *cli,
 	if (!d->watch)
 		return -1;
 	if (!strcmp(watch_backend_name(d->watch), "inotify"))
-		fs_set_change_hook(fs, expect_own, d->watch);
+		fs_set_change_hook(fs, own_change, d->watch);
 	d->queue = event_queue_new(cli->queue_size);
 	if (!d->queue)
 		return -1;

@@ -30,10 +30,21 @@ struct server {
 	pthread_t loop_thread;
 };
 
+static bool log_debug;
+
+/* Debug detail (every failed replay, say) only with -d. */
+static void log_to_stderr(enum fuse_log_level level, const char *fmt,
+			  va_list ap)
+{
+	if (level < FUSE_LOG_DEBUG || log_debug)
+		vfprintf(stderr, fmt, ap);
+}
+
 static void log_to_syslog(enum fuse_log_level level, const char *fmt,
 			  va_list ap)
 {
-	vsyslog(level, fmt, ap);
+	if (level < FUSE_LOG_DEBUG || log_debug)
+		vsyslog(level, fmt, ap);
 }
 
 /* Only interrupts the loop's wait, so that it sees the session has exited. */
@@ -137,6 +148,8 @@ int main(int argc, char **argv)
 		cli_free(&s.cli);
 		return ret < 0 ? 1 : 0;
 	}
+	log_debug = s.cli.debug;
+	fuse_set_log_func(log_to_stderr);
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&s.stop_signals);
 	sigaddset(&s.stop_signals, SIGINT);

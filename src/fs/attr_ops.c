@@ -132,8 +132,11 @@ void fs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	if (!in || (a.verdict != FS_GATE_ANSWER && in->fd < 0))
 		err = -ESTALE;
 	if (!err && a.verdict != FS_GATE_ANSWER) {
-		fs_change_note(fs, in, "");
+		struct fs_change c;
+
+		fs_change_begin(fs, &c, in, "");
 		err = set_attrs(in, attr, valid, fi);
+		fs_change_end(fs, &c);
 	}
 	if (err)
 		fuse_reply_err(req, -err);

@@ -58,8 +58,11 @@ static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (!err && dir->fd < 0)
 		err = -ESTALE;
 	if (!err) {
-		fs_change_note(fs, dir, name);
+		struct fs_change c;
+
+		fs_change_begin(fs, &c, dir, name);
 		err = make_backing(m, dir->fd, name);
+		fs_change_end(fs, &c);
 	}
 	if (!err) {
 		fs_own_new(req, dir, name);

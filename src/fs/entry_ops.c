@@ -174,16 +174,20 @@ static int link_node(struct fs *fs, struct fs_inode *in,
 {
 	char path[64];
 	int err = fs_name_check(name, false);
+	struct fs_change c;
 
 	if (err)
 		return err;
 	if (in->fd < 0 || dir->fd < 0)
 		return -ESTALE;
-	fs_change_note(fs, dir, name);
+	fs_change_begin(fs, &c, dir, name);
 	/* linkat(AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH; /proc does not. */
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", in->fd);
-	if (linkat(AT_FDCWD, path, dir->fd, name, AT_SYMLINK_FOLLOW))
-		return -errno;
+	err = linkat(AT_FDCWD, path, dir->fd, name, AT_SYMLINK_FOLLOW) ?
+	      -errno : 0;
+	fs_change_end(fs, &c);
+	if (err)
+		return err;
 	if (fs_stat_fd(in->fd, st))
 		return -errno;
 	fs_table_set_stat(&fs->table, in, st);
@@ -250,10 +254,13 @@ static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (!err && dir->fd < 0)
 		err = -ESTALE;
 	if (!err) {
-		fs_change_note(fs, dir, name);
+		struct fs_change c;
+
+		fs_change_begin(fs, &c, dir, name);
 		if (unlinkat(dir->fd, name, op == FS_GATE_RMDIR ?
 			     AT_REMOVEDIR : 0))
 			err = -errno;
+		fs_change_end(fs, &c);
 	}
 	if (!err)
 		fs_names_hide(&fs->table, parent, name);
@@ -275,6 +282,7 @@ static int rename_backing(struct fs *fs, struct fs_inode *dir,
 			  const char *name, struct fs_inode *newdir,
 			  const char *newname, unsigned int flags)
 {
+	struct fs_change from, to;
 	int err;
 
 	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
@@ -286,11 +294,12 @@ static int rename_backing(struct fs *fs, struct fs_inode *dir,
 		return err;
 	if (dir->fd < 0 || newdir->fd < 0)
 		return -ESTALE;
-	fs_change_note(fs, dir, name);
-	fs_change_note(fs, newdir, newname);
-	if (renameat2(dir->fd, name, newdir->fd, newname, flags))
-		return -errno;
-	return 0;
+	fs_change_begin(fs, &from, dir, name);
+	fs_change_begin(fs, &to, newdir, newname);
+	err = renameat2(dir->fd, name, newdir->fd, newname, flags) ? -errno : 0;
+	fs_change_end(fs, &to);
+	fs_change_end(fs, &from);
+	return err;
 }
 
 void fs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,

@@ -46,9 +46,13 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	in = fs_inode_get(fs, ino);
 	if (in && in->fd >= 0) {
+		struct fs_change c = { .name = "" };
+
+		/* Only a truncating open changes anything (MODIFY). */
 		if (fi->flags & O_TRUNC)
-			fs_change_note(fs, in, "");
+			fs_change_begin(fs, &c, in, "");
 		fd = open_node(in, fi->flags);
+		fs_change_end(fs, &c);
 	}
 	fs_inode_put(fs, in);
 	if (fd < 0) {
@@ -66,15 +70,17 @@ static int create_backing(fuse_req_t req, struct fs_inode *dir,
 {
 	struct fs *fs = fs_of(req);
 	int fd, err = fs_name_check(name, false);
+	struct fs_change c;
 
 	if (err)
 		return err;
 	if (dir->fd < 0)
 		return -ESTALE;
-	fs_change_note(fs, dir, name);
+	fs_change_begin(fs, &c, dir, name);
 	/* O_NOFOLLOW: never create through a dangling symlink. */
 	fd = openat(dir->fd, name, (flags | O_CREAT | O_NOFOLLOW | O_CLOEXEC),
 		    mode);
+	fs_change_end(fs, &c);
 	if (fd < 0)
 		return -errno;
 	fs_own_new(req, dir, name);
@@ -127,6 +133,7 @@ void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv,
 	struct fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(bufv));
 	struct fs *fs = fs_of(req);
 	struct fs_gate_answer a;
+	struct fs_change c = { .name = "" };
 	struct fs_inode *in;
 	ssize_t n;
 
@@ -141,16 +148,28 @@ void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv,
 	}
 	in = fs_inode_get(fs, ino);
 	if (in)
-		fs_change_note(fs, in, "");
+		fs_change_begin(fs, &c, in, "");
 	fs_inode_put(fs, in);
 	out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
 	out.buf[0].fd = fi->fh;
 	out.buf[0].pos = off;
 	n = fuse_buf_copy(&out, bufv, 0);
+	fs_change_end(fs, &c);
 	if (n < 0)
 		fuse_reply_err(req, -n);
 	else
 		fuse_reply_write(req, n);
+}
+
+/* Begins a change to node ino's content (c->name must be ""). */
+static void note_begin(fuse_req_t req, fuse_ino_t ino, struct fs_change *c)
+{
+	struct fs *fs = fs_of(req);
+	struct fs_inode *in = fs_inode_get(fs, ino);
+
+	if (in)
+		fs_change_begin(fs, c, in, "");
+	fs_inode_put(fs, in);
 }
 
 void fs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -163,7 +182,13 @@ void fs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 void fs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct fs_change c = { .name = "" };
+
+	/* Closing a file open for writing makes CLOSE_WRITE on the host. */
+	if ((fi->flags & O_ACCMODE) != O_RDONLY)
+		note_begin(req, ino, &c);
 	close(fi->fh);
+	fs_change_end(fs_of(req), &c);
 	fuse_reply_err(req, 0);
 }
 
@@ -175,24 +200,16 @@ void fs_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 	fuse_reply_err(req, ret ? errno : 0);
 }
 
-static void note_node(fuse_req_t req, fuse_ino_t ino)
-{
-	struct fs *fs = fs_of(req);
-	struct fs_inode *in = fs_inode_get(fs, ino);
-
-	if (in)
-		fs_change_note(fs, in, "");
-	fs_inode_put(fs, in);
-}
-
 void fs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 		     off_t length, struct fuse_file_info *fi)
 {
-	note_node(req, ino);
-	if (fallocate(fi->fh, mode, offset, length))
-		fuse_reply_err(req, errno);
-	else
-		fuse_reply_err(req, 0);
+	struct fs_change c = { .name = "" };
+	int err;
+
+	note_begin(req, ino, &c);
+	err = fallocate(fi->fh, mode, offset, length) ? errno : 0;
+	fs_change_end(fs_of(req), &c);
+	fuse_reply_err(req, err);
 }
 
 void fs_op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
@@ -211,13 +228,17 @@ void fs_op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 			   off_t off_out, struct fuse_file_info *fi_out,
 			   size_t len, int flags)
 {
+	struct fs_change c = { .name = "" };
 	ssize_t n;
+	int err;
 
-	note_node(req, ino_out);
+	note_begin(req, ino_out, &c);
 	n = copy_file_range(fi_in->fh, &off_in, fi_out->fh, &off_out, len,
 			    flags);
+	err = n < 0 ? errno : 0;
+	fs_change_end(fs_of(req), &c);
 	if (n < 0)
-		fuse_reply_err(req, errno);
+		fuse_reply_err(req, err);
 	else
 		fuse_reply_write(req, n);
 }

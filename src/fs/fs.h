@@ -107,12 +107,14 @@ void fs_set_session(struct fs *fs, struct fuse_session *se);
 void fs_set_gate(struct fs *fs, fs_gate_fn fn, void *arg);
 
 /*
- * Called before the passthrough itself changes (dir, name) on the backing
- * store, so that a watcher which cannot filter by pid (inotify) can skip
- * the resulting host event. Optional.
+ * Brackets each change the passthrough itself makes to the backing store:
+ * called with ended false before the syscall and true after it, naming
+ * (dir, name) for a change to a name or (object, "") for one to an
+ * object, so that a watcher which cannot filter by pid (inotify) can skip
+ * the host events it causes. Optional.
  */
-typedef void (*fs_change_fn)(void *arg, const struct rn_id *dir,
-			     const char *name);
+typedef void (*fs_change_fn)(void *arg, const struct rn_id *id,
+			     const char *name, bool ended);
 void fs_set_change_hook(struct fs *fs, fs_change_fn fn, void *arg);
 
 /* The export root, open O_PATH|O_DIRECTORY on the backing store. */

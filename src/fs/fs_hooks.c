@@ -26,15 +26,28 @@ void fs_gate_ask(struct fs *fs, fuse_req_t req, struct fs_gate_query *q,
 	pthread_rwlock_unlock(&fs->hooks_lock);
 }
 
-void fs_change_note(struct fs *fs, const struct fs_inode *in,
-		    const char *name)
+static void change_note(struct fs *fs, const struct fs_change *c,
+			bool ended)
 {
-	if (!rn_id_known(&in->id))
+	if (!rn_id_known(&c->id))
 		return;
 	pthread_rwlock_rdlock(&fs->hooks_lock);
 	if (fs->change)
-		fs->change(fs->change_arg, &in->id, name);
+		fs->change(fs->change_arg, &c->id, c->name, ended);
 	pthread_rwlock_unlock(&fs->hooks_lock);
+}
+
+void fs_change_begin(struct fs *fs, struct fs_change *c,
+		     const struct fs_inode *in, const char *name)
+{
+	c->id = in->id;
+	c->name = name;
+	change_note(fs, c, false);
+}
+
+void fs_change_end(struct fs *fs, const struct fs_change *c)
+{
+	change_note(fs, c, true);
 }
 
 void fs_set_gate(struct fs *fs, fs_gate_fn fn, void *arg)

@@ -50,8 +50,15 @@ static inline void fs_inode_put(struct fs *fs, struct fs_inode *in)
 /* fs_hooks.c */
 void fs_gate_ask(struct fs *fs, fuse_req_t req, struct fs_gate_query *q,
 		 struct fs_gate_answer *a);
-void fs_change_note(struct fs *fs, const struct fs_inode *in,
-		    const char *name);
+/* A change the passthrough makes, for the change hook (fs_set_change_hook). */
+struct fs_change {
+	struct rn_id id;
+	const char *name;
+};
+
+void fs_change_begin(struct fs *fs, struct fs_change *c,
+		     const struct fs_inode *in, const char *name);
+void fs_change_end(struct fs *fs, const struct fs_change *c);
 
 /* entry_common.c */
 int fs_entry_learn(struct fs *fs, struct fs_inode *dir, const char *name,

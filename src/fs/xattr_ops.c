@@ -93,9 +93,12 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 	int err = node_get(req, ino, &x);
 
 	if (!err) {
-		fs_change_note(fs, x.in, "");
+		struct fs_change c;
+
+		fs_change_begin(fs, &c, x.in, "");
 		if (setxattr(x.path, name, value, size, flags))
 			err = -errno;
+		fs_change_end(fs, &c);
 	}
 	fuse_reply_err(req, -err);
 	fs_inode_put(fs, x.in);
@@ -108,9 +111,12 @@ void fs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 	int err = node_get(req, ino, &x);
 
 	if (!err) {
-		fs_change_note(fs, x.in, "");
+		struct fs_change c;
+
+		fs_change_begin(fs, &c, x.in, "");
 		if (removexattr(x.path, name))
 			err = -errno;
+		fs_change_end(fs, &c);
 	}
 	fuse_reply_err(req, -err);
 	fs_inode_put(fs, x.in);

@@ -24,9 +24,9 @@
  * export (DELETE). An unpaired IN_MOVED_TO is a move in (CREATE).
  *
  * Own changes: inotify cannot tell who changed a file, so the server
- * announces its own (watch_expect_own, own_expect.c). Those are added by
- * FUSE worker threads: expect_lock protects w->expect, and is the only
- * state shared with them. Everything else belongs to the reading thread.
+ * brackets its own (watch_own_change, own_expect.c), from FUSE worker
+ * threads: expect_lock protects w->expect, and is the only state shared
+ * with them. Everything else belongs to the reading thread.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -101,15 +101,24 @@ static void ino_emit(struct ino_watch *w, struct rn_event *ev,
 	w->emitted++;
 }
 
-static bool ino_own(struct ino_watch *w, const struct rn_id *dir,
-		    const char *name)
+/* Is an event on (dir, name), about object obj if known, our own? */
+static bool ino_own_obj(struct ino_watch *w, const struct rn_id *dir,
+			const char *name, const struct rn_id *obj)
 {
 	bool own;
 
 	pthread_mutex_lock(&w->expect_lock);
-	own = own_expect_consume(&w->expect, dir, name);
+	own = own_expect_match(&w->expect, dir, name) ||
+	      (obj && rn_id_known(obj) &&
+	       own_expect_match(&w->expect, obj, ""));
 	pthread_mutex_unlock(&w->expect_lock);
 	return own;
+}
+
+static bool ino_own(struct ino_watch *w, const struct rn_id *dir,
+		    const char *name)
+{
+	return ino_own_obj(w, dir, name, NULL);
 }
 
 static void ino_scanned_add(struct ino_watch *w, int wd, const char *name)
@@ -357,6 +366,8 @@ static void ino_self(struct ino_watch *w, const struct ino_record *r,
 	memset(&ev, 0, sizeof(ev));
 	ev.obj = d->id;
 	ev.isdir = true;
+	if (ino_own_obj(w, &ev.obj, "", NULL))
+		return;
 	if (r->mask & IN_MODIFY)
 		ino_emit(w, &ev, RN_EV_MODIFY);
 	if (r->mask & IN_ATTRIB)
@@ -394,7 +405,7 @@ static void ino_named(struct ino_watch *w, const struct ino_record *r,
 		ino_obj(w, r->wd, r->name, &ev.obj);
 	if (arrived && ev.isdir)
 		ino_dir_arrived(w, r->wd, r->name, r->mask & IN_CREATE);
-	if (!ino_own(w, &ev.dir, ev.name))
+	if (!ino_own_obj(w, &ev.dir, ev.name, &ev.obj))
 		ino_emit(w, &ev, ino_kind(r->mask));
 }
 
@@ -453,6 +464,9 @@ int ino_watch_read(struct ino_watch *w, watch_emit_fn emit, void *arg)
 	w->emit = emit;
 	w->arg = arg;
 	w->emitted = 0;
+	pthread_mutex_lock(&w->expect_lock);
+	own_expect_drain_begin(&w->expect);
+	pthread_mutex_unlock(&w->expect_lock);
 	for (;;) {
 		len = read(w->fd, w->buf, sizeof(w->buf));
 		if (len < 0 && errno == EINTR)
@@ -472,6 +486,9 @@ int ino_watch_read(struct ino_watch *w, watch_emit_fn emit, void *arg)
 			w->errors - errors);
 	/* Drained: nothing queued before a scan is still unread. */
 	w->nscanned = 0;
+	pthread_mutex_lock(&w->expect_lock);
+	own_expect_drained(&w->expect);
+	pthread_mutex_unlock(&w->expect_lock);
 	if (w->from_set)
 		ino_from_flush(w);
 	return w->emitted;
@@ -519,10 +536,13 @@ int ino_watch_fd(const struct ino_watch *w)
 	return w->fd;
 }
 
-void ino_watch_expect_own(struct ino_watch *w, const struct rn_id *dir,
-			  const char *name)
+void ino_watch_own_change(struct ino_watch *w, const struct rn_id *id,
+			  const char *name, bool ended)
 {
 	pthread_mutex_lock(&w->expect_lock);
-	own_expect_add(&w->expect, dir, name);
+	if (ended)
+		own_expect_end(&w->expect, id, name);
+	else
+		own_expect_begin(&w->expect, id, name);
 	pthread_mutex_unlock(&w->expect_lock);
 }

@@ -1,38 +1,103 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/*
- * The own-change expectation ring (own_expect.h). Not locked here: the
- * inotify backend holds its expect_lock around both calls, since FUSE
- * worker threads add while the watcher thread consumes.
- */
+/* The own-change windows (own_expect.h). */
 #include <string.h>
 
 #include "own_expect.h"
 
-void own_expect_add(struct own_expect *x, const struct rn_id *dir,
-		    const char *name)
+static bool target_is(const struct own_target *t, const struct rn_id *id,
+		      const char *name)
 {
-	size_t n = strnlen(name, NAME_MAX + 1);
-	unsigned int i;
-
-	if (n == 0 || n > NAME_MAX || strchr(name, '/'))
-		return;
-	i = x->next++ % OWN_EXPECT_MAX;
-	x->e[i].used = true;
-	x->e[i].dir = *dir;
-	memcpy(x->e[i].name, name, n + 1);
+	return t->used && rn_id_equal(&t->id, id) && !strcmp(t->name, name);
 }
 
-bool own_expect_consume(struct own_expect *x, const struct rn_id *dir,
-			const char *name)
+static bool target_open(const struct own_expect *x,
+			const struct own_target *t)
 {
-	unsigned int i;
+	/* Until a drain begun after the end completes: see own_expect.h. */
+	return t->active || x->done <= t->ended_at;
+}
 
-	for (i = 0; i < OWN_EXPECT_MAX; i++) {
-		if (x->e[i].used && rn_id_equal(&x->e[i].dir, dir) &&
-		    strcmp(x->e[i].name, name) == 0) {
-			x->e[i].used = false;
-			return true;
-		}
+static struct own_target *target_find(struct own_expect *x,
+				      const struct rn_id *id,
+				      const char *name)
+{
+	for (unsigned int i = 0; i < OWN_EXPECT_MAX; i++)
+		if (target_is(&x->t[i], id, name))
+			return &x->t[i];
+	return NULL;
+}
+
+/* A free slot, else the finished target that ended first. */
+static struct own_target *target_slot(struct own_expect *x)
+{
+	struct own_target *best = NULL;
+
+	for (unsigned int i = 0; i < OWN_EXPECT_MAX; i++) {
+		struct own_target *t = &x->t[i];
+
+		if (!t->used)
+			return t;
+		if (!t->active && (!best || t->ended_at < best->ended_at))
+			best = t;
 	}
+	return best ? best : &x->t[0];
+}
+
+static bool name_ok(const char *name)
+{
+	size_t n = strnlen(name, NAME_MAX + 1);
+
+	return n <= NAME_MAX && !strchr(name, '/');
+}
+
+void own_expect_begin(struct own_expect *x, const struct rn_id *id,
+		      const char *name)
+{
+	struct own_target *t;
+
+	if (!name_ok(name))
+		return;
+	t = target_find(x, id, name);
+	if (!t) {
+		t = target_slot(x);
+		memset(t, 0, sizeof(*t));
+		t->used = true;
+		t->id = *id;
+		strcpy(t->name, name);
+	}
+	t->active++;
+}
+
+void own_expect_end(struct own_expect *x, const struct rn_id *id,
+		    const char *name)
+{
+	struct own_target *t = name_ok(name) ? target_find(x, id, name) : NULL;
+
+	if (!t || !t->active)
+		return;
+	t->active--;
+	t->ended_at = x->begun;
+}
+
+bool own_expect_match(const struct own_expect *x, const struct rn_id *id,
+		      const char *name)
+{
+	for (unsigned int i = 0; i < OWN_EXPECT_MAX; i++)
+		if (target_is(&x->t[i], id, name) &&
+		    target_open(x, &x->t[i]))
+			return true;
 	return false;
+}
+
+void own_expect_drain_begin(struct own_expect *x)
+{
+	x->begun++;
+}
+
+void own_expect_drained(struct own_expect *x)
+{
+	x->done = x->begun;
+	for (unsigned int i = 0; i < OWN_EXPECT_MAX; i++)
+		if (x->t[i].used && !target_open(x, &x->t[i]))
+			x->t[i].used = false;
 }

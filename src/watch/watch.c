@@ -93,9 +93,9 @@ int watch_read(struct watch *w, watch_emit_fn emit, void *arg)
 	return ino_watch_read(w->ino, emit, arg);
 }
 
-void watch_expect_own(struct watch *w, const struct rn_id *dir,
-		      const char *name)
+void watch_own_change(struct watch *w, const struct rn_id *id,
+		      const char *name, bool ended)
 {
 	if (w->ino)
-		ino_watch_expect_own(w->ino, dir, name);
+		ino_watch_own_change(w->ino, id, name, ended);
 }

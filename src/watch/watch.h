@@ -57,11 +57,12 @@ int watch_fd(const struct watch *w);
 int watch_read(struct watch *w, watch_emit_fn emit, void *arg);
 
 /*
- * inotify fallback only: the passthrough is about to change (dir, name)
- * itself; the matching host event is not reported. fanotify ignores this
- * (it filters by pid).
+ * inotify fallback only: the passthrough brackets each change it makes to
+ * the backing store (ended false before the syscall, true after), naming
+ * (dir, name) or (object, ""); host events it causes are not reported
+ * (own_expect.h). fanotify ignores this: it filters by pid.
  */
-void watch_expect_own(struct watch *w, const struct rn_id *dir,
-		      const char *name);
+void watch_own_change(struct watch *w, const struct rn_id *id,
+		      const char *name, bool ended);
 
 #endif

@@ -363,19 +363,49 @@ static void test_expect(void)
 	struct rn_id d1 = { 1, 10 }, d2 = { 1, 11 };
 	unsigned int i;
 
-	own_expect_add(&x, &d1, "a");
-	CHECK("expect: other dir not matched",
-	      !own_expect_consume(&x, &d2, "a"));
-	CHECK("expect: match consumed once",
-	      own_expect_consume(&x, &d1, "a") &&
-	      !own_expect_consume(&x, &d1, "a"));
-	own_expect_add(&x, &d1, "a/b");
-	CHECK("expect: bad name ignored", !own_expect_consume(&x, &d1, "a/b"));
-	own_expect_add(&x, &d1, "old");
-	for (i = 0; i < OWN_EXPECT_MAX; i++)
-		own_expect_add(&x, &d2, "n");
-	CHECK("expect: oldest expires by count",
-	      !own_expect_consume(&x, &d1, "old"));
+	own_expect_begin(&x, &d1, "a");
+	CHECK("expect: other dir not matched", !own_expect_match(&x, &d2, "a"));
+	CHECK("expect: other name not matched", !own_expect_match(&x, &d1, "b"));
+	CHECK("expect: matched while in progress",
+	      own_expect_match(&x, &d1, "a"));
+	own_expect_drain_begin(&x);
+	own_expect_drained(&x);
+	CHECK("expect: a drain does not end a change in progress",
+	      own_expect_match(&x, &d1, "a"));
+	own_expect_drain_begin(&x);
+	own_expect_end(&x, &d1, "a");	/* during a drain */
+	CHECK("expect: matched again and again (not consumed)",
+	      own_expect_match(&x, &d1, "a") &&
+	      own_expect_match(&x, &d1, "a"));
+	own_expect_drained(&x);
+	CHECK("expect: the drain in progress at the end does not close it",
+	      own_expect_match(&x, &d1, "a"));
+	own_expect_drain_begin(&x);
+	own_expect_drained(&x);
+	CHECK("expect: forgotten after a drain begun after the end",
+	      !own_expect_match(&x, &d1, "a"));
+	own_expect_begin(&x, &d1, "a");
+	own_expect_end(&x, &d1, "a");	/* while the reader is idle */
+	own_expect_drain_begin(&x);
+	CHECK("expect: open during the next drain",
+	      own_expect_match(&x, &d1, "a"));
+	own_expect_drained(&x);
+	CHECK("expect: closed once that drain completes",
+	      !own_expect_match(&x, &d1, "a"));
+	own_expect_begin(&x, &d1, "a/b");
+	CHECK("expect: bad name ignored", !own_expect_match(&x, &d1, "a/b"));
+	own_expect_begin(&x, &d2, "");
+	CHECK("expect: object target matched", own_expect_match(&x, &d2, ""));
+	own_expect_end(&x, &d2, "");
+	own_expect_begin(&x, &d1, "old");
+	for (i = 0; i < OWN_EXPECT_MAX; i++) {
+		struct rn_id d = { 2, i };
+
+		own_expect_begin(&x, &d, "n");
+		own_expect_end(&x, &d, "n");
+	}
+	CHECK("expect: a change in progress is never evicted",
+	      own_expect_match(&x, &d1, "old"));
 }
 
 static void test_cache(void)

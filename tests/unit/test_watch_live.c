@@ -6,7 +6,7 @@
  * the parent's ack, so every step's events are asserted exactly (kind,
  * isdir, names, directory ids from stat) before the next one starts; the
  * next step's first check catches any extra event. The parent's own
- * changes (same pid; for inotify announced with watch_expect_own) and
+ * changes (same pid; for inotify bracketed with watch_own_change) and
  * changes outside the export must produce nothing. A sentinel create ends
  * the run. Waits are poll() with a bound, never a sleep.
  */
@@ -298,8 +298,9 @@ static void own_step(struct watch *w, const struct step *s)
 	struct rn_id exp;
 
 	id_of("exp", &exp);
-	watch_expect_own(w, &exp, "own");
+	watch_own_change(w, &exp, "own", false);
 	s->act();
+	watch_own_change(w, &exp, "own", true);
 }
 
 static void run_steps(const char *be, struct watch *w)
