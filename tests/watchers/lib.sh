@@ -18,6 +18,8 @@
 #   normalise       filter: raw watcher output -> "EVENT path" lines
 #   sentinel N      the sentinel action of step N (default: mkdir .sN)
 #   sentinel_lines N  the lines it makes (default: none, must be set)
+# and may set UNORDERED=1: a step's lines are then compared as a set (for
+# a watcher that delays some events on a timer of its own).
 
 set -eu
 
@@ -132,6 +134,10 @@ step() {
 	step_no=$((step_no + 1))
 	wait_until 10000 have_lines $((done_lines + n)) || true
 	got=$(events | tail -n +$((done_lines + 1)) | head -n "$n")
+	if [ "${UNORDERED:-0}" = 1 ]; then
+		want=$(echo "$want" | LC_ALL=C sort)
+		got=$(echo "$got" | LC_ALL=C sort)
+	fi
 	done_lines=$((done_lines + n))
 	if [ "$got" = "$want" ]; then
 		pass "$name"
@@ -156,12 +162,13 @@ wait_live() {
 
 # The remote scenario (on BACKING) and the same one made through the
 # mount: each must give the same lines, once. Args: four arrays' names.
+# CREATE_CONTENT: what the create step writes into the new file.
 scenario() {
 	local where
 	for where in remote local; do
 		local dir=$back
 		[ "$where" = local ] && dir=$mnt
-		eval "step $where-create 'printf hello >$dir/a' \"\${$1[@]}\""
+		eval "step $where-create 'printf \"${CREATE_CONTENT-hello}\" >$dir/a' \"\${$1[@]}\""
 		eval "step $where-modify 'echo more >>$dir/a' \"\${$2[@]}\""
 		eval "step $where-rename 'mv $dir/a $dir/b' \"\${$3[@]}\""
 		eval "step $where-delete 'rm $dir/b' \"\${$4[@]}\""
