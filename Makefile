@@ -55,6 +55,8 @@ asan:
 clean:
 	rm -rf build build-asan
 
+include install.mk
+
 -include $(LIB_OBJ:.o=.d) $(B)/src/main.d $(TESTLIB_OBJ:.o=.d)
 -include $(E2E_BIN:$(B)/tests/%=$(B)/tests/e2e/%.d)
 -include $(UNIT_BIN:$(B)/tests/%=$(B)/tests/unit/%.d)
