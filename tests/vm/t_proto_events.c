@@ -107,7 +107,8 @@ static void test_object_events(void)
 	expect3("object: local create", IN_CREATE, FAN_CREATE, "f");
 	vmfs_node(1, "f", &id, &gen);
 	CHECK("object: watch f", inotify_add_watch(in_file, MNT "/f",
-	      IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_DELETE_SELF) >= 0);
+	      IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVE_SELF |
+	      IN_DELETE_SELF) >= 0);
 	for (i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
 		snprintf(label, sizeof(label), "%s: notify", ev[i].what);
 		CHECK(label, vmfs_send_event(id, gen, ev[i].bit, 0, NULL) == 0);
@@ -115,6 +116,10 @@ static void test_object_events(void)
 		CHECK(label, vm_inotify_expect(in_file, ev[i].bit, "", NULL));
 		expect3(ev[i].what, ev[i].bit, ev[i].fan, "f");
 	}
+	CHECK("move_self: notify", vmfs_send_event(id, gen,
+	      FUSE_FSNOTIFY_MOVE_SELF, 0, NULL) == 0);
+	CHECK("move_self: file watch", vm_inotify_expect(in_file,
+	      IN_MOVE_SELF, "", NULL));
 	CHECK("delete_self: notify", vmfs_send_event(id, gen,
 	      FUSE_FSNOTIFY_DELETE_SELF, 0, NULL) == 0);
 	CHECK("delete_self: file watch", vm_inotify_expect(in_file,
