@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Extended attribute ops. The *xattr() calls do not take O_PATH fds, so
- * they go through /proc/self/fd/N, which names the inode itself. A
- * symlink's magic link would be followed to the symlink's target, so
- * symlinks (and ghosts) get EOPNOTSUPP: the client then sees none.
+ * they go through /proc/self/fd/N, which names the inode itself. For a
+ * symlink, a path-based *xattr() call might resolve on to the target,
+ * which may lie outside the export: symlinks (and ghosts) get EOPNOTSUPP,
+ * so the client sees none on them.
  */
 #include <errno.h>
 #include <stdio.h>
