@@ -144,6 +144,22 @@ step() {
 	else
 		fail "$name" "expected [$(echo "$want" | paste -sd,)]\
  got [$(echo "$got" | paste -sd,)]"
+		resync $((done_lines - n)) \
+			"$(sentinel_lines $((step_no - 1)) | tail -n 1)"
+	fi
+}
+
+# resync START LINE: after a failed step, go on after the step's sentinel
+# LINE if it was printed past START, else after all printed so far (the
+# wait timed out), so that one missing or extra event fails one step.
+resync() {
+	local at
+	at=$(events | tail -n +$(($1 + 1)) | grep -nxF -- "$2" | tail -n 1 |
+	     cut -d: -f1)
+	if [ -n "$at" ]; then
+		done_lines=$(($1 + at))
+	else
+		done_lines=$(events | wc -l)
 	fi
 }
 
