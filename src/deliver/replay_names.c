@@ -64,8 +64,17 @@ static int create_as(struct replay *r, int dfd, struct replay_expect *e)
 	mode_t perm = e->st.st_mode & 07777;
 	int ret;
 
-	if (!S_ISDIR(e->st.st_mode) && replay_known_node(r, &id, &known))
-		return link_as(r, dfd, e, &known);
+	/*
+	 * Only a live object with several links can be a hard link: inode
+	 * numbers are reused at once, so a known node with a single link may
+	 * be a deleted file's, on its way to being forgotten.
+	 */
+	if (!S_ISDIR(e->st.st_mode) && e->st.st_nlink > 1 &&
+	    replay_known_node(r, &id, &known)) {
+		ret = link_as(r, dfd, e, &known);
+		if (ret != -ESTALE)
+			return ret;
+	}
 	if (S_ISDIR(e->st.st_mode))
 		e->op = FS_GATE_MKDIR;
 	else if (S_ISLNK(e->st.st_mode))
@@ -86,9 +95,10 @@ static int create_as(struct replay *r, int dfd, struct replay_expect *e)
 }
 
 /*
- * A replay that had to show the client a stand-in for an object that is
- * still live (its node was not known) leaves a dentry to the stand-in:
- * drop it, so that the next lookup finds the live object.
+ * After a replay, the client's entry for name must not hide the live
+ * object: a stand-in shown for an object that is still live, or the
+ * negative entry a replayed delete left where the name lives again, is
+ * dropped, so that the next lookup finds the live object.
  */
 static void settle_name(struct replay *r, uint64_t parent, const char *name)
 {
@@ -140,11 +150,14 @@ static int delete_in(struct replay *r, const struct replay_node *dir,
 	struct replay_node shown;
 	int dfd, ret;
 
-	if (replay_shown_node(r, dir->id, name, &shown)) {
+	/*
+	 * Replay the delete even if the name is live again: in create and
+	 * delete churn the next file often has the same inode number, so
+	 * "live" cannot tell a re-created name from the deleted one, and
+	 * skipping lost DELETEs. settle_name() then shows the live object.
+	 */
+	if (replay_shown_node(r, dir->id, name, &shown))
 		replay_writer_close(r, shown.id);
-		if (replay_name_is_live(r, dir->id, name, shown.id))
-			return 0;	/* re-created and already shown */
-	}
 	dfd = replay_node_open(r, dir, O_PATH | O_DIRECTORY);
 	if (dfd < 0)
 		return dfd;
@@ -158,6 +171,7 @@ static int delete_in(struct replay *r, const struct replay_node *dir,
 	close(dfd);
 	if (ret < 0)
 		fs_inval_entry(r->fs, dir->id, name);
+	settle_name(r, dir->id, name);
 	return ret;
 }
 

@@ -4,6 +4,11 @@
  * it can. A watcher on MNT must get exactly 500 CREATE and 500 DELETE,
  * every file's CREATE before its DELETE, and nothing else before the
  * sentinel: nothing lost, nothing doubled, no overflow.
+ *
+ * Churn: one name created and unlinked CHURN_N times in a row. The file
+ * system hands the same inode number back again and again, so nothing may
+ * tell the incarnations apart by inode: exactly CHURN_N pairs of CREATE c,
+ * DELETE c must arrive, alternating.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +19,7 @@
 CHECK_MAIN_DEFS;
 
 #define BURST_N 500
+#define CHURN_N 300
 
 static int burst_actor(void *arg)
 {
@@ -28,6 +34,41 @@ static int burst_actor(void *arg)
 	}
 	ops[2 * BURST_N] = (struct e2e_op)OP_END;
 	return e2e_ops_apply(e2e_backing(), "burst", ops);
+}
+
+static int churn_actor(void *arg)
+{
+	static struct e2e_op ops[2 * CHURN_N + 1];
+	int i;
+
+	for (i = 0; i < CHURN_N; i++) {
+		ops[2 * i] = (struct e2e_op)OP_MKNOD("c");
+		ops[2 * i + 1] = (struct e2e_op)OP_UNLINK("c");
+	}
+	ops[2 * CHURN_N] = (struct e2e_op)OP_END;
+	return e2e_ops_apply(e2e_backing(), "churn", ops);
+}
+
+static const char *churn_judge(const struct e2e_evlist *got, char *why,
+			       size_t len)
+{
+	int i;
+
+	if (got->n != 2 * CHURN_N) {
+		snprintf(why, len, "%d events, expected %d", got->n,
+			 2 * CHURN_N);
+		return why;
+	}
+	for (i = 0; i < got->n; i++) {
+		const char *want = i % 2 ? "DELETE c" : "CREATE c";
+
+		if (strcmp(got->ev[i].text, want)) {
+			snprintf(why, len, "event %d: %s, expected %s", i,
+				 got->ev[i].text, want);
+			return why;
+		}
+	}
+	return NULL;
 }
 
 /* Returns NULL if the list is exactly right, else why. */
@@ -65,36 +106,43 @@ static const char *burst_judge(const struct e2e_evlist *got, char *why,
 	return NULL;
 }
 
-int main(void)
+static void run(const char *dir, const char *check, int (*actor)(void *),
+		const char *(*judge)(const struct e2e_evlist *, char *,
+				     size_t))
 {
-	struct e2e_op mk[] = { OP_MKDIR("burst"), OP_END };
+	struct e2e_op mk[] = { OP_MKDIR(dir), OP_END };
 	struct e2e_evlist got = { 0 };
 	struct e2e_reader *r;
 	char why[E2E_EV_TEXT + 64];
 	const char *bad;
 
-	e2e_mount(NULL);
 	if (e2e_remote("", mk)) {
-		e2e_fail("burst/create_delete_500", "remote mkdir failed");
-		return check_exit();
+		e2e_fail(check, "remote mkdir failed");
+		return;
 	}
 	e2e_sync();
 	r = e2e_inotify_new();
-	if (!r || e2e_inotify_watch(r, NULL, e2e_mpath("burst"),
+	if (!r || e2e_inotify_watch(r, NULL, e2e_mpath(dir),
 				    E2E_MASK_DEFAULT)) {
-		e2e_fail("burst/create_delete_500", "cannot watch");
-		return check_exit();
+		e2e_fail(check, "cannot watch");
+		return;
 	}
-	if (e2e_remote_wait(e2e_remote_start(burst_actor, NULL)))
-		e2e_fail("burst/create_delete_500", "remote actor failed");
-	else if (e2e_collect(r, "burst", &got, why, sizeof(why)))
-		e2e_fail("burst/create_delete_500", "%s after %d events", why,
-			 got.n);
-	else if ((bad = burst_judge(&got, why, sizeof(why))))
-		e2e_fail("burst/create_delete_500", "%s", bad);
+	if (e2e_remote_wait(e2e_remote_start(actor, NULL)))
+		e2e_fail(check, "remote actor failed");
+	else if (e2e_collect(r, dir, &got, why, sizeof(why)))
+		e2e_fail(check, "%s after %d events", why, got.n);
+	else if ((bad = judge(&got, why, sizeof(why))))
+		e2e_fail(check, "%s", bad);
 	else
-		e2e_pass("burst/create_delete_500");
+		e2e_pass(check);
 	e2e_evlist_free(&got);
 	e2e_reader_free(r);
+}
+
+int main(void)
+{
+	e2e_mount(NULL);
+	run("burst", "burst/create_delete_500", burst_actor, burst_judge);
+	run("churn", "burst/same_name_churn_300", churn_actor, churn_judge);
 	return check_exit();
 }
