@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -31,6 +32,35 @@ struct server {
 };
 
 static bool log_debug;
+
+/*
+ * The passthrough holds one O_PATH fd per inode the kernel knows, so a
+ * large tree exhausts the usual soft limit of 1024 (and even 20000): take
+ * as many as the system allows (root may raise the hard limit up to
+ * fs.nr_open), as libfuse's passthrough_hp does.
+ */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+	unsigned long nr_open = 0;
+	FILE *f = fopen("/proc/sys/fs/nr_open", "r");
+
+	if (f) {
+		if (fscanf(f, "%lu", &nr_open) != 1)
+			nr_open = 0;
+		fclose(f);
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	if (nr_open > rl.rlim_max) {
+		struct rlimit want = { nr_open, nr_open };
+
+		if (!setrlimit(RLIMIT_NOFILE, &want))
+			return;
+	}
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
 
 /* Debug detail (every failed replay, say) only with -d. */
 static void log_to_stderr(enum fuse_log_level level, const char *fmt,
@@ -149,6 +179,7 @@ int main(int argc, char **argv)
 		return ret < 0 ? 1 : 0;
 	}
 	log_debug = s.cli.debug;
+	raise_fd_limit();
 	fuse_set_log_func(log_to_stderr);
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&s.stop_signals);

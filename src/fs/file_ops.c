@@ -174,10 +174,19 @@ static void note_begin(fuse_req_t req, fuse_ino_t ino, struct fs_change *c)
 
 void fs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	/* close() of a duplicate reports write-back errors, as close would. */
-	int ret = close(dup(fi->fh));
+	/*
+	 * close() of a duplicate reports write-back errors, as close would.
+	 * Out of fds, there is nothing to duplicate with: release closes the
+	 * file itself, so report no error rather than a bogus EBADF.
+	 */
+	int fd = dup(fi->fh);
 
-	fuse_reply_err(req, ret ? errno : 0);
+	if (fd < 0) {
+		fuse_reply_err(req, errno == EMFILE || errno == ENFILE ?
+			       0 : errno);
+		return;
+	}
+	fuse_reply_err(req, close(fd) ? errno : 0);
 }
 
 void fs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
