@@ -43,6 +43,8 @@ struct replay *replay_new(struct fs *fs, struct event_queue *q,
 
 static int replay_event(struct replay *r, const struct rn_event *ev)
 {
+	if (ev->kind != RN_EV_MODIFY)
+		r->last_modified = 0;
 	switch (ev->kind) {
 	case RN_EV_CREATE:
 		return replay_create(r, ev);

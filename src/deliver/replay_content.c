@@ -129,9 +129,22 @@ int replay_modify(struct replay *r, const struct rn_event *ev)
 	if (!target_open(r, ev, &t))
 		return 0;
 	fs_inval_inode(r->fs, t.node.id);
+	/*
+	 * inotify merges identical consecutive events; the host's MODIFYs
+	 * of one write burst (truncate, then writes) reach us as one or
+	 * several depending on when they were read. Merge them here, so
+	 * that a burst shows one MODIFY as it natively would.
+	 */
+	if (r->last_modified == t.node.id &&
+	    replay_writer_find(r, t.node.id) >= 0) {
+		close(t.dfd);
+		return 0;
+	}
 	fd = writer_get(r, &t);
 	ret = fd < 0 ? fd : modify_through(r, fd, t.node.id);
 	close(t.dfd);
+	if (ret > 0)
+		r->last_modified = t.node.id;
 	return ret;
 }
 

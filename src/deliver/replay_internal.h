@@ -57,6 +57,7 @@ struct replay {
 	struct replay_expect expect;
 	struct replay_writer writers[REPLAY_MAX_WRITERS];
 	int nwriters;
+	uint64_t last_modified;		/* node of the last replay if a MODIFY */
 	struct replay_stats stats;	/* replayer thread only until joined */
 };
 
