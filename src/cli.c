@@ -21,6 +21,7 @@ struct cli_raw {
 	double attr_timeout;
 	unsigned long queue_size;
 	char *backing;
+	int check;
 };
 
 #define CLI_OPT(t, p) { t, offsetof(struct cli_raw, p), 1 }
@@ -31,18 +32,22 @@ static const struct fuse_opt cli_spec[] = {
 	CLI_OPT("entry_timeout=%lf", entry_timeout),
 	CLI_OPT("attr_timeout=%lf", attr_timeout),
 	CLI_OPT("queue=%lu", queue_size),
+	CLI_OPT("--check", check),
 	FUSE_OPT_END
 };
 
 static void cli_usage(const char *prog)
 {
-	printf("usage: %s [options] BACKING MOUNTPOINT\n\n"
+	printf("usage: %s [options] BACKING MOUNTPOINT\n"
+	       "       %s --check [-o watch=BACKEND] [BACKING]\n\n"
 	       "Exports the directory BACKING at MOUNTPOINT. Changes made to BACKING\n"
 	       "from outside the mount reach inotify and fanotify watchers on MOUNTPOINT\n"
 	       "as if they had been made through it.\n\n"
 	       "options:\n"
 	       "    -h, --help             print this help and exit\n"
 	       "    -V, --version          print the version and exit\n"
+	       "    --check                say which delivery mode this machine\n"
+	       "                           allows for BACKING (default .) and why\n"
 	       "    -f                     stay in the foreground\n"
 	       "    -d, -o debug           print every request (implies -f)\n"
 	       "    -s                     serve requests on one thread\n"
@@ -52,7 +57,7 @@ static void cli_usage(const char *prog)
 	       "      entry_timeout=SECS   name cache lifetime     (default 1)\n"
 	       "      attr_timeout=SECS    attribute cache lifetime (default 1)\n"
 	       "      queue=N              remote events held for delivery\n"
-	       "                           (default 65536)\n", prog);
+	       "                           (default 65536)\n", prog, prog);
 }
 
 static int cli_keep_positional(void *data, const char *arg, int key,
@@ -194,6 +199,14 @@ int cli_parse(int argc, char **argv, struct cli *cli)
 		printf("rnotifyfs %s (libfuse %s)\n", RNOTIFY_VERSION,
 		       fuse_pkgversion());
 		ret = 1;
+	} else if (raw.check) {
+		cli->check = true;
+		cli->backing = realpath(raw.backing ? raw.backing : ".", NULL);
+		if (!cli->backing)
+			cli_error("%s: %s", raw.backing ? raw.backing : ".",
+				  strerror(errno));
+		else if (!cli_convert(&raw, cli))
+			ret = 0;
 	} else if (!cli_convert(&raw, cli) && !cli_paths(&raw, &o, cli) &&
 		   !cli_mount_options(cli)) {
 		cli->foreground = o.foreground;

@@ -26,6 +26,7 @@ struct cli {
 	bool foreground;
 	bool debug;
 	bool singlethread;
+	bool check;		/* --check: report, do not mount */
 	enum cli_delivery delivery;
 	int watch_backend;	/* enum watch_backend */
 	double entry_timeout;

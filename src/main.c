@@ -17,6 +17,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "cli.h"
 #include "delivery.h"
 #include "fs/fs.h"
@@ -186,7 +187,7 @@ int main(int argc, char **argv)
 	sigaddset(&s.stop_signals, SIGINT);
 	sigaddset(&s.stop_signals, SIGTERM);
 	sigaddset(&s.stop_signals, SIGHUP);
-	ret = mount_and_serve(&s);
+	ret = s.cli.check ? check_run(&s.cli) : mount_and_serve(&s);
 	cli_free(&s.cli);
 	return ret;
 }

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The --check report. Each line tries the real thing where it can (the
+ * host watcher is opened on BACKING exactly as a mount would open it)
+ * rather than guessing from versions.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "watch/watch.h"
+
+static bool check_fuse_device(void)
+{
+	int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		printf("/dev/fuse:        unusable: %s\n", strerror(errno));
+		return false;
+	}
+	close(fd);
+	printf("/dev/fuse:        ok\n");
+	return true;
+}
+
+static bool check_watcher(const struct cli *cli)
+{
+	struct watch_config wc = { .backend = cli->watch_backend };
+	struct watch *w;
+	bool ok;
+
+	wc.backing_fd = open(cli->backing, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (wc.backing_fd < 0) {
+		printf("host watcher:     %s: %s\n", cli->backing,
+		       strerror(errno));
+		return false;
+	}
+	w = watch_open(&wc);
+	ok = w != NULL;
+	if (!ok)
+		printf("host watcher:     none: %s\n", strerror(errno));
+	else if (!strcmp(watch_backend_name(w), "fanotify"))
+		printf("host watcher:     fanotify filesystem mark; the server's own changes are told apart by pid\n");
+	else
+		printf("host watcher:     inotify, one watch per directory (fanotify was refused or not asked for); own changes are told apart by bracketing them\n");
+	watch_close(w);
+	close(wc.backing_fd);
+	return ok;
+}
+
+int check_run(const struct cli *cli)
+{
+	bool fuse = check_fuse_device();
+	bool watcher = check_watcher(cli);
+	bool root = geteuid() == 0;
+	bool replay = fuse && watcher && root &&
+		      cli->delivery != CLI_DELIVERY_NONE;
+
+	printf("replay delivery:  %s\n", root ?
+	       "possible (running as root: open_by_handle_at on the mount)" :
+	       "impossible: needs root (open_by_handle_at on the mount)");
+	printf("kernel protocol:  not used by this version of rnotifyfs (the kernel series is in kernel/; the server side is not implemented yet)\n");
+	if (!fuse)
+		printf("mode at mount:    no mount is possible\n");
+	else
+		printf("mode at mount:    %s\n", replay ? "replay" :
+		       "none (the mount is served, remote changes are not delivered)");
+	return replay ? 0 : 1;
+}
