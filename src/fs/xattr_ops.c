@@ -45,8 +45,9 @@ static void reply_sized(fuse_req_t req, ssize_t n, const char *buf,
 		fuse_reply_buf(req, buf, n);
 }
 
-void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
-		    size_t size)
+/* getxattr(name), or listxattr when name is NULL: the same dance. */
+static void xattr_read(fuse_req_t req, fuse_ino_t ino, const char *name,
+		       size_t size)
 {
 	struct fs *fs = fs_of(req);
 	struct xattr_node x;
@@ -59,29 +60,24 @@ void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 	if (err) {
 		fuse_reply_err(req, -err);
 	} else {
-		n = getxattr(x.path, name, buf, size);
+		n = name ? getxattr(x.path, name, buf, size) :
+			   listxattr(x.path, buf, size);
 		reply_sized(req, n, buf, size);
 	}
 	free(buf);
 	fs_inode_put(fs, x.in);
 }
 
+void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+		    size_t size)
+{
+	xattr_read(req, ino, name, size);
+}
+
 void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
-	struct fs *fs = fs_of(req);
-	struct xattr_node x;
-	char *buf = NULL;
-	ssize_t n;
-	int err = node_get(req, ino, &x);
-
-	if (!err && size && !(buf = malloc(size)))
-		err = -ENOMEM;
-	if (err) {
-		fuse_reply_err(req, -err);
-	} else {
-		n = listxattr(x.path, buf, size);
-		reply_sized(req, n, buf, size);
-	}
+	xattr_read(req, ino, NULL, size);
+}
 	free(buf);
 	fs_inode_put(fs, x.in);
 }
