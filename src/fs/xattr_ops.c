@@ -78,9 +78,6 @@ void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
 	xattr_read(req, ino, NULL, size);
 }
-	free(buf);
-	fs_inode_put(fs, x.in);
-}
 
 void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 		    const char *value, size_t size, int flags)
