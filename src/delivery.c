@@ -25,9 +25,9 @@ static bool resolve_dir(void *arg, const void *handle, size_t len, int type,
 }
 
 static void own_change(void *arg, const struct rn_id *id, const char *name,
-		       bool ended)
+		       unsigned int kinds, bool ended)
 {
-	watch_own_change(arg, id, name, ended);
+	watch_own_change(arg, id, name, kinds, ended);
 }
 
 /* Replay reaches directories by file handle: open_by_handle_at(). */

@@ -61,6 +61,10 @@ struct rn_event {
 	char name2[NAME_MAX + 1];
 };
 
+/* Sets of kinds, as masks: 1u << kind. */
+#define RN_EV_BIT(kind)	(1u << (kind))
+#define RN_EV_ALL	(~0u)
+
 const char *rn_event_kind_name(enum rn_event_kind kind);
 
 #endif

@@ -192,12 +192,17 @@ void fs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 void fs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs_change c = { .name = "" };
+	struct fs *fs = fs_of(req);
+	struct fs_inode *in = NULL;
 
 	/* Closing a file open for writing makes CLOSE_WRITE on the host. */
 	if ((fi->flags & O_ACCMODE) != O_RDONLY)
-		note_begin(req, ino, &c);
+		in = fs_inode_get(fs, ino);
+	if (in)
+		fs_change_begin_close(fs, &c, in);
+	fs_inode_put(fs, in);
 	close(fi->fh);
-	fs_change_end(fs_of(req), &c);
+	fs_change_end(fs, &c);
 	fuse_reply_err(req, 0);
 }
 

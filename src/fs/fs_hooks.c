@@ -33,7 +33,7 @@ static void change_note(struct fs *fs, const struct fs_change *c,
 		return;
 	pthread_rwlock_rdlock(&fs->hooks_lock);
 	if (fs->change)
-		fs->change(fs->change_arg, &c->id, c->name, ended);
+		fs->change(fs->change_arg, &c->id, c->name, c->kinds, ended);
 	pthread_rwlock_unlock(&fs->hooks_lock);
 }
 
@@ -42,6 +42,16 @@ void fs_change_begin(struct fs *fs, struct fs_change *c,
 {
 	c->id = in->id;
 	c->name = name;
+	c->kinds = RN_EV_ALL;
+	change_note(fs, c, false);
+}
+
+void fs_change_begin_close(struct fs *fs, struct fs_change *c,
+			   const struct fs_inode *in)
+{
+	c->id = in->id;
+	c->name = "";
+	c->kinds = RN_EV_BIT(RN_EV_CLOSE_WRITE);
 	change_note(fs, c, false);
 }
 

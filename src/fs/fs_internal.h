@@ -54,10 +54,14 @@ void fs_gate_ask(struct fs *fs, fuse_req_t req, struct fs_gate_query *q,
 struct fs_change {
 	struct rn_id id;
 	const char *name;
+	unsigned int kinds;	/* RN_EV_ALL unless narrower */
 };
 
 void fs_change_begin(struct fs *fs, struct fs_change *c,
 		     const struct fs_inode *in, const char *name);
+/* A close of a file open for writing: it can only cause CLOSE_WRITE. */
+void fs_change_begin_close(struct fs *fs, struct fs_change *c,
+			   const struct fs_inode *in);
 void fs_change_end(struct fs *fs, const struct fs_change *c);
 
 /* entry_common.c */

@@ -101,24 +101,25 @@ static void ino_emit(struct ino_watch *w, struct rn_event *ev,
 	w->emitted++;
 }
 
-/* Is an event on (dir, name), about object obj if known, our own? */
+/* Is an event of kind on (dir, name), about object obj if known, ours? */
 static bool ino_own_obj(struct ino_watch *w, const struct rn_id *dir,
-			const char *name, const struct rn_id *obj)
+			const char *name, const struct rn_id *obj,
+			enum rn_event_kind kind)
 {
 	bool own;
 
 	pthread_mutex_lock(&w->expect_lock);
-	own = own_expect_match(&w->expect, dir, name) ||
+	own = own_expect_match(&w->expect, dir, name, kind) ||
 	      (obj && rn_id_known(obj) &&
-	       own_expect_match(&w->expect, obj, ""));
+	       own_expect_match(&w->expect, obj, "", kind));
 	pthread_mutex_unlock(&w->expect_lock);
 	return own;
 }
 
 static bool ino_own(struct ino_watch *w, const struct rn_id *dir,
-		    const char *name)
+		    const char *name, enum rn_event_kind kind)
 {
-	return ino_own_obj(w, dir, name, NULL);
+	return ino_own_obj(w, dir, name, NULL, kind);
 }
 
 static void ino_scanned_add(struct ino_watch *w, int wd, const char *name)
@@ -175,7 +176,7 @@ static void ino_scan_entry(struct ino_watch *w, int dfd, int wd,
 		ev.obj.dev = st.st_dev;
 		ev.obj.ino = st.st_ino;
 		ino_scanned_add(w, wd, name);
-		if (!ino_own(w, dir, name))
+		if (!ino_own(w, dir, name, RN_EV_CREATE))
 			ino_emit(w, &ev, RN_EV_CREATE);
 	}
 	if (!S_ISDIR(st.st_mode))
@@ -322,7 +323,7 @@ static void ino_from_flush(struct ino_watch *w)
 	strcpy(ev.name, w->from.name);
 	if (ev.isdir)
 		ino_dir_left(w, w->from.wd, w->from.name);
-	if (!ino_own(w, &ev.dir, ev.name))
+	if (!ino_own(w, &ev.dir, ev.name, RN_EV_DELETE))
 		ino_emit(w, &ev, RN_EV_DELETE);
 }
 
@@ -349,8 +350,8 @@ static void ino_move(struct ino_watch *w, const struct ino_record *to)
 		else
 			ino_dir_arrived(w, to->wd, to->name, false);
 	}
-	own = ino_own(w, &ev.dir, ev.name);
-	own = ino_own(w, &ev.dir2, ev.name2) || own;
+	own = ino_own(w, &ev.dir, ev.name, RN_EV_MOVE);
+	own = ino_own(w, &ev.dir2, ev.name2, RN_EV_MOVE) || own;
 	if (!own)
 		ino_emit(w, &ev, RN_EV_MOVE);
 }
@@ -366,13 +367,12 @@ static void ino_self(struct ino_watch *w, const struct ino_record *r,
 	memset(&ev, 0, sizeof(ev));
 	ev.obj = d->id;
 	ev.isdir = true;
-	if (ino_own_obj(w, &ev.obj, "", NULL))
-		return;
-	if (r->mask & IN_MODIFY)
+	if ((r->mask & IN_MODIFY) && !ino_own(w, &ev.obj, "", RN_EV_MODIFY))
 		ino_emit(w, &ev, RN_EV_MODIFY);
-	if (r->mask & IN_ATTRIB)
+	if ((r->mask & IN_ATTRIB) && !ino_own(w, &ev.obj, "", RN_EV_ATTRIB))
 		ino_emit(w, &ev, RN_EV_ATTRIB);
-	if (r->mask & IN_CLOSE_WRITE)
+	if ((r->mask & IN_CLOSE_WRITE) &&
+	    !ino_own(w, &ev.obj, "", RN_EV_CLOSE_WRITE))
 		ino_emit(w, &ev, RN_EV_CLOSE_WRITE);
 }
 
@@ -405,7 +405,7 @@ static void ino_named(struct ino_watch *w, const struct ino_record *r,
 		ino_obj(w, r->wd, r->name, &ev.obj);
 	if (arrived && ev.isdir)
 		ino_dir_arrived(w, r->wd, r->name, r->mask & IN_CREATE);
-	if (!ino_own_obj(w, &ev.dir, ev.name, &ev.obj))
+	if (!ino_own_obj(w, &ev.dir, ev.name, &ev.obj, ino_kind(r->mask)))
 		ino_emit(w, &ev, ino_kind(r->mask));
 }
 
@@ -537,12 +537,12 @@ int ino_watch_fd(const struct ino_watch *w)
 }
 
 void ino_watch_own_change(struct ino_watch *w, const struct rn_id *id,
-			  const char *name, bool ended)
+			  const char *name, unsigned int kinds, bool ended)
 {
 	pthread_mutex_lock(&w->expect_lock);
 	if (ended)
-		own_expect_end(&w->expect, id, name);
+		own_expect_end(&w->expect, id, name, kinds);
 	else
-		own_expect_begin(&w->expect, id, name);
+		own_expect_begin(&w->expect, id, name, kinds);
 	pthread_mutex_unlock(&w->expect_lock);
 }

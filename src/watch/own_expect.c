@@ -10,6 +10,12 @@ static bool target_is(const struct own_target *t, const struct rn_id *id,
 	return t->used && rn_id_equal(&t->id, id) && !strcmp(t->name, name);
 }
 
+static bool target_same(const struct own_target *t, const struct rn_id *id,
+			const char *name, unsigned int kinds)
+{
+	return target_is(t, id, name) && t->kinds == kinds;
+}
+
 static bool target_open(const struct own_expect *x,
 			const struct own_target *t)
 {
@@ -19,10 +25,10 @@ static bool target_open(const struct own_expect *x,
 
 static struct own_target *target_find(struct own_expect *x,
 				      const struct rn_id *id,
-				      const char *name)
+				      const char *name, unsigned int kinds)
 {
 	for (unsigned int i = 0; i < OWN_EXPECT_MAX; i++)
-		if (target_is(&x->t[i], id, name))
+		if (target_same(&x->t[i], id, name, kinds))
 			return &x->t[i];
 	return NULL;
 }
@@ -51,27 +57,29 @@ static bool name_ok(const char *name)
 }
 
 void own_expect_begin(struct own_expect *x, const struct rn_id *id,
-		      const char *name)
+		      const char *name, unsigned int kinds)
 {
 	struct own_target *t;
 
 	if (!name_ok(name))
 		return;
-	t = target_find(x, id, name);
+	t = target_find(x, id, name, kinds);
 	if (!t) {
 		t = target_slot(x);
 		memset(t, 0, sizeof(*t));
 		t->used = true;
 		t->id = *id;
 		strcpy(t->name, name);
+		t->kinds = kinds;
 	}
 	t->active++;
 }
 
 void own_expect_end(struct own_expect *x, const struct rn_id *id,
-		    const char *name)
+		    const char *name, unsigned int kinds)
 {
-	struct own_target *t = name_ok(name) ? target_find(x, id, name) : NULL;
+	struct own_target *t = name_ok(name) ?
+			       target_find(x, id, name, kinds) : NULL;
 
 	if (!t || !t->active)
 		return;
@@ -80,10 +88,11 @@ void own_expect_end(struct own_expect *x, const struct rn_id *id,
 }
 
 bool own_expect_match(const struct own_expect *x, const struct rn_id *id,
-		      const char *name)
+		      const char *name, enum rn_event_kind kind)
 {
 	for (unsigned int i = 0; i < OWN_EXPECT_MAX; i++)
 		if (target_is(&x->t[i], id, name) &&
+		    (x->t[i].kinds & RN_EV_BIT(kind)) &&
 		    target_open(x, &x->t[i]))
 			return true;
 	return false;

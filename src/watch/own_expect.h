@@ -11,8 +11,12 @@
  * event the change caused has been read, however many there were and
  * however inotify merged them. No clock, no counting.
  *
- * Limitation: an outside change to the same target inside that window is
- * taken for the server's own and not reported.
+ * A target also names the kinds of event the change can cause: closing a
+ * file the server wrote causes only CLOSE_WRITE, and must not hide a
+ * MODIFY that an outside writer makes at that moment.
+ *
+ * Limitation: an outside change of the same kind to the same target
+ * inside that window is taken for the server's own and not reported.
  *
  * Bounded: OWN_EXPECT_MAX targets; when full, the oldest finished one is
  * reused (at worst an own event is then reported as remote: a duplicate).
@@ -32,6 +36,7 @@ struct own_target {
 	bool used;
 	struct rn_id id;		/* the directory, or the object */
 	char name[NAME_MAX + 1];	/* "" for the object itself */
+	unsigned int kinds;		/* RN_EV_BIT()s it can cause */
 	unsigned int active;		/* changes begun, not yet ended */
 	unsigned long ended_at;		/* drains begun when the last ended */
 };
@@ -44,13 +49,13 @@ struct own_expect {
 
 /* A name longer than NAME_MAX or with '/' is ignored: no host event has it. */
 void own_expect_begin(struct own_expect *x, const struct rn_id *id,
-		      const char *name);
+		      const char *name, unsigned int kinds);
 void own_expect_end(struct own_expect *x, const struct rn_id *id,
-		    const char *name);
+		    const char *name, unsigned int kinds);
 
-/* Is a host event on (id, name) the server's own? Does not consume. */
+/* Is a host event of kind on (id, name) the server's own? Not consumed. */
 bool own_expect_match(const struct own_expect *x, const struct rn_id *id,
-		      const char *name);
+		      const char *name, enum rn_event_kind kind);
 
 /* The reader begins to drain the queue. */
 void own_expect_drain_begin(struct own_expect *x);

@@ -94,8 +94,8 @@ int watch_read(struct watch *w, watch_emit_fn emit, void *arg)
 }
 
 void watch_own_change(struct watch *w, const struct rn_id *id,
-		      const char *name, bool ended)
+		      const char *name, unsigned int kinds, bool ended)
 {
 	if (w->ino)
-		ino_watch_own_change(w->ino, id, name, ended);
+		ino_watch_own_change(w->ino, id, name, kinds, ended);
 }

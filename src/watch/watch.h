@@ -59,10 +59,11 @@ int watch_read(struct watch *w, watch_emit_fn emit, void *arg);
 /*
  * inotify fallback only: the passthrough brackets each change it makes to
  * the backing store (ended false before the syscall, true after), naming
- * (dir, name) or (object, ""); host events it causes are not reported
- * (own_expect.h). fanotify ignores this: it filters by pid.
+ * (dir, name) or (object, ""), and the kinds of event it can cause
+ * (RN_EV_BIT()s); host events it causes are not reported (own_expect.h).
+ * fanotify ignores this: it filters by pid.
  */
 void watch_own_change(struct watch *w, const struct rn_id *id,
-		      const char *name, bool ended);
+		      const char *name, unsigned int kinds, bool ended);
 
 #endif

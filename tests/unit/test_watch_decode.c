@@ -363,49 +363,54 @@ static void test_expect(void)
 	struct rn_id d1 = { 1, 10 }, d2 = { 1, 11 };
 	unsigned int i;
 
-	own_expect_begin(&x, &d1, "a");
-	CHECK("expect: other dir not matched", !own_expect_match(&x, &d2, "a"));
-	CHECK("expect: other name not matched", !own_expect_match(&x, &d1, "b"));
+	own_expect_begin(&x, &d1, "a", RN_EV_ALL);
+	CHECK("expect: other dir not matched", !own_expect_match(&x, &d2, "a", RN_EV_MODIFY));
+	CHECK("expect: other name not matched", !own_expect_match(&x, &d1, "b", RN_EV_MODIFY));
 	CHECK("expect: matched while in progress",
-	      own_expect_match(&x, &d1, "a"));
+	      own_expect_match(&x, &d1, "a", RN_EV_MODIFY));
 	own_expect_drain_begin(&x);
 	own_expect_drained(&x);
 	CHECK("expect: a drain does not end a change in progress",
-	      own_expect_match(&x, &d1, "a"));
+	      own_expect_match(&x, &d1, "a", RN_EV_MODIFY));
 	own_expect_drain_begin(&x);
-	own_expect_end(&x, &d1, "a");	/* during a drain */
+	own_expect_end(&x, &d1, "a", RN_EV_ALL);	/* during a drain */
 	CHECK("expect: matched again and again (not consumed)",
-	      own_expect_match(&x, &d1, "a") &&
-	      own_expect_match(&x, &d1, "a"));
+	      own_expect_match(&x, &d1, "a", RN_EV_MODIFY) &&
+	      own_expect_match(&x, &d1, "a", RN_EV_MODIFY));
 	own_expect_drained(&x);
 	CHECK("expect: the drain in progress at the end does not close it",
-	      own_expect_match(&x, &d1, "a"));
+	      own_expect_match(&x, &d1, "a", RN_EV_MODIFY));
 	own_expect_drain_begin(&x);
 	own_expect_drained(&x);
 	CHECK("expect: forgotten after a drain begun after the end",
-	      !own_expect_match(&x, &d1, "a"));
-	own_expect_begin(&x, &d1, "a");
-	own_expect_end(&x, &d1, "a");	/* while the reader is idle */
+	      !own_expect_match(&x, &d1, "a", RN_EV_MODIFY));
+	own_expect_begin(&x, &d1, "a", RN_EV_ALL);
+	own_expect_end(&x, &d1, "a", RN_EV_ALL);	/* while the reader is idle */
 	own_expect_drain_begin(&x);
 	CHECK("expect: open during the next drain",
-	      own_expect_match(&x, &d1, "a"));
+	      own_expect_match(&x, &d1, "a", RN_EV_MODIFY));
 	own_expect_drained(&x);
 	CHECK("expect: closed once that drain completes",
-	      !own_expect_match(&x, &d1, "a"));
-	own_expect_begin(&x, &d1, "a/b");
-	CHECK("expect: bad name ignored", !own_expect_match(&x, &d1, "a/b"));
-	own_expect_begin(&x, &d2, "");
-	CHECK("expect: object target matched", own_expect_match(&x, &d2, ""));
-	own_expect_end(&x, &d2, "");
-	own_expect_begin(&x, &d1, "old");
+	      !own_expect_match(&x, &d1, "a", RN_EV_MODIFY));
+	own_expect_begin(&x, &d1, "a/b", RN_EV_ALL);
+	CHECK("expect: bad name ignored", !own_expect_match(&x, &d1, "a/b", RN_EV_MODIFY));
+	own_expect_begin(&x, &d2, "", RN_EV_ALL);
+	CHECK("expect: object target matched", own_expect_match(&x, &d2, "", RN_EV_MODIFY));
+	own_expect_end(&x, &d2, "", RN_EV_ALL);
+	own_expect_begin(&x, &d1, "old", RN_EV_ALL);
 	for (i = 0; i < OWN_EXPECT_MAX; i++) {
 		struct rn_id d = { 2, i };
 
-		own_expect_begin(&x, &d, "n");
-		own_expect_end(&x, &d, "n");
+		own_expect_begin(&x, &d, "n", RN_EV_ALL);
+		own_expect_end(&x, &d, "n", RN_EV_ALL);
 	}
 	CHECK("expect: a change in progress is never evicted",
-	      own_expect_match(&x, &d1, "old"));
+	      own_expect_match(&x, &d1, "old", RN_EV_MODIFY));
+	own_expect_begin(&x, &d2, "c", RN_EV_BIT(RN_EV_CLOSE_WRITE));
+	CHECK("expect: a close hides its CLOSE_WRITE",
+	      own_expect_match(&x, &d2, "c", RN_EV_CLOSE_WRITE));
+	CHECK("expect: a close does not hide a MODIFY",
+	      !own_expect_match(&x, &d2, "c", RN_EV_MODIFY));
 }
 
 static void test_cache(void)

@@ -298,9 +298,9 @@ static void own_step(struct watch *w, const struct step *s)
 	struct rn_id exp;
 
 	id_of("exp", &exp);
-	watch_own_change(w, &exp, "own", false);
+	watch_own_change(w, &exp, "own", RN_EV_ALL, false);
 	s->act();
-	watch_own_change(w, &exp, "own", true);
+	watch_own_change(w, &exp, "own", RN_EV_ALL, true);
 }
 
 static void run_steps(const char *be, struct watch *w)
