@@ -51,13 +51,30 @@ static void fuzz_watch(const uint8_t *data, size_t size)
 		abort();
 }
 
+/* INIT is read by the server before libfuse sees it: any bytes. */
+static void fuzz_init(const uint8_t *data, size_t size)
+{
+	uint64_t unique = 0;
+	bool offered = false;
+
+	if (!proto_decode_init(data, size, &unique, &offered) &&
+	    size < 40 + 16)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
-	if (data[0] & 1)
-		fuzz_watch(data + 1, size - 1);
-	else
+	switch (data[0] % 3) {
+	case 0:
 		fuzz_event(data + 1, size - 1);
+		break;
+	case 1:
+		fuzz_watch(data + 1, size - 1);
+		break;
+	default:
+		fuzz_init(data + 1, size - 1);
+	}
 	return 0;
 }

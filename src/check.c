@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "proto_probe.h"
 #include "watch/watch.h"
 
 static bool check_fuse_device(void)
@@ -51,6 +52,22 @@ static bool check_watcher(const struct cli *cli)
 	return ok;
 }
 
+/* The kernel's own answer, from a throwaway mount's INIT. */
+static bool check_protocol(void)
+{
+	bool offered = false;
+	int err = proto_probe(&offered);
+
+	if (err)
+		printf("kernel protocol:  unknown: probe mount: %s\n",
+		       strerror(-err));
+	else if (offered)
+		printf("kernel protocol:  offered (a kernel with the rnotify series): events are sent as notifications\n");
+	else
+		printf("kernel protocol:  not offered by this kernel (it needs the series in kernel/)\n");
+	return !err && offered;
+}
+
 int check_run(const struct cli *cli)
 {
 	bool fuse = check_fuse_device();
@@ -62,11 +79,16 @@ int check_run(const struct cli *cli)
 	printf("replay delivery:  %s\n", root ?
 	       "possible (running as root: open_by_handle_at on the mount)" :
 	       "impossible: needs root (open_by_handle_at on the mount)");
-	printf("kernel protocol:  not used by this version of rnotifyfs (the kernel series is in kernel/; the server side is not implemented yet)\n");
+	bool protocol = fuse && watcher && check_protocol() &&
+			(cli->delivery == CLI_DELIVERY_AUTO ||
+			 cli->delivery == CLI_DELIVERY_PROTOCOL);
+
 	if (!fuse)
 		printf("mode at mount:    no mount is possible\n");
 	else
-		printf("mode at mount:    %s\n", replay ? "replay" :
+		printf("mode at mount:    %s\n", protocol ? "protocol" :
+		       replay && cli->delivery != CLI_DELIVERY_PROTOCOL ?
+		       "replay" :
 		       "none (the mount is served, remote changes are not delivered)");
-	return replay ? 0 : 1;
+	return protocol || replay ? 0 : 1;
 }

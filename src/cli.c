@@ -52,7 +52,9 @@ static void cli_usage(const char *prog)
 	       "    -d, -o debug           print every request (implies -f)\n"
 	       "    -s                     serve requests on one thread\n"
 	       "    -o opt[,opt...]        mount options (see mount.fuse3(8)), and:\n"
-	       "      delivery=MODE        auto | replay | none    (default auto)\n"
+	       "      delivery=MODE        auto | protocol | replay | none\n"
+	       "                           (default auto: protocol if the kernel\n"
+	       "                           offers it, else replay)\n"
 	       "      watch=BACKEND        auto | fanotify | inotify (default auto)\n"
 	       "      entry_timeout=SECS   name cache lifetime     (default 1)\n"
 	       "      attr_timeout=SECS    attribute cache lifetime (default 1)\n"
@@ -123,12 +125,14 @@ static int cli_convert(const struct cli_raw *raw, struct cli *cli)
 
 	if (!strcmp(d, "auto"))
 		cli->delivery = CLI_DELIVERY_AUTO;
+	else if (!strcmp(d, "protocol"))
+		cli->delivery = CLI_DELIVERY_PROTOCOL;
 	else if (!strcmp(d, "replay"))
 		cli->delivery = CLI_DELIVERY_REPLAY;
 	else if (!strcmp(d, "none"))
 		cli->delivery = CLI_DELIVERY_NONE;
 	else
-		return cli_error("delivery=%s: expected auto, replay or none",
+		return cli_error("delivery=%s: expected auto, protocol, replay or none",
 				 d);
 	if (!strcmp(w, "auto"))
 		cli->watch_backend = WATCH_AUTO;

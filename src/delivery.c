@@ -5,9 +5,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "deliver/proto_send.h"
 #include "deliver/replay.h"
 #include "delivery.h"
 #include "event_pump.h"
+#include "proto_io.h"
 #include "watch/watch.h"
 
 struct delivery {
@@ -15,6 +17,7 @@ struct delivery {
 	struct event_queue *queue;
 	struct event_pump *pump;
 	struct replay *replay;
+	struct proto_send *send;
 	bool debug;
 };
 
@@ -36,6 +39,18 @@ static bool can_replay(void)
 	return geteuid() == 0;
 }
 
+static void send_stop(struct delivery *d)
+{
+	struct proto_send_stats st;
+
+	proto_send_stop(d->send, &st);
+	if (d->debug)
+		fuse_log(FUSE_LOG_INFO,
+			 "rnotifyfs: notified %lu, skipped %lu, failed %lu, lookups %lu, overflows %lu\n",
+			 st.events, st.skipped, st.failed, st.lookups,
+			 st.overflows);
+}
+
 static void delivery_free(struct delivery *d)
 {
 	struct replay_stats st;
@@ -43,6 +58,8 @@ static void delivery_free(struct delivery *d)
 	event_pump_stop(d->pump);
 	if (!d->pump && d->queue)
 		event_queue_close(d->queue);
+	if (d->send)
+		send_stop(d);
 	if (d->replay) {
 		replay_stop(d->replay, &st);
 		if (d->debug)
@@ -56,8 +73,30 @@ static void delivery_free(struct delivery *d)
 	free(d);
 }
 
+/* The kernel's protocol when it was negotiated at INIT, else replay. */
+static int delivery_backend(struct delivery *d, const struct cli *cli,
+			    struct fs *fs, int fuse_fd)
+{
+	struct proto_send_config pc = {
+		.fs = fs,
+		.queue = d->queue,
+		.watches = proto_io_watches(),
+		.fuse_fd = fuse_fd,
+		.mountpoint = cli->mountpoint,
+	};
+
+	if (proto_io_active()) {
+		d->send = proto_send_start(&pc);
+		return d->send ? 0 : -1;
+	}
+	d->replay = replay_new(fs, d->queue, cli->mountpoint);
+	if (!d->replay || replay_start(d->replay))
+		return -1;
+	return 0;
+}
+
 static int delivery_chain(struct delivery *d, const struct cli *cli,
-			  struct fs *fs)
+			  struct fs *fs, int fuse_fd)
 {
 	struct watch_config wc = {
 		.backing_fd = fs_backing_fd(fs),
@@ -74,25 +113,39 @@ static int delivery_chain(struct delivery *d, const struct cli *cli,
 	d->queue = event_queue_new(cli->queue_size);
 	if (!d->queue)
 		return -1;
-	d->replay = replay_new(fs, d->queue, cli->mountpoint);
-	if (!d->replay || replay_start(d->replay))
+	if (delivery_backend(d, cli, fs, fuse_fd))
 		return -1;
 	d->pump = event_pump_start(d->watch, d->queue);
 	return d->pump ? 0 : -1;
 }
 
-struct delivery *delivery_start(const struct cli *cli, struct fs *fs,
-				bool *fatal)
+/* Why delivery cannot run as asked, or NULL if it can. */
+static const char *delivery_refused(const struct cli *cli)
 {
+	if (cli->delivery == CLI_DELIVERY_PROTOCOL && !proto_io_active())
+		return proto_io_offered() ?
+		       "the kernel offered remote fsnotify but it was not accepted" :
+		       "delivery=protocol: this kernel does not offer remote fsnotify (it needs the kernel/ series)";
+	if (!proto_io_active() && !can_replay())
+		return "remote change delivery needs root (open_by_handle_at) unless the kernel speaks the protocol";
+	return NULL;
+}
+
+struct delivery *delivery_start(const struct cli *cli, struct fs *fs,
+				int fuse_fd, bool *fatal)
+{
+	const char *why;
 	struct delivery *d;
 
 	*fatal = false;
 	if (cli->delivery == CLI_DELIVERY_NONE)
 		return NULL;
-	if (!can_replay()) {
-		fuse_log(FUSE_LOG_WARNING,
-			 "rnotifyfs: remote change delivery needs root (open_by_handle_at); serving without it\n");
-		*fatal = cli->delivery == CLI_DELIVERY_REPLAY;
+	why = delivery_refused(cli);
+	if (why) {
+		*fatal = cli->delivery != CLI_DELIVERY_AUTO;
+		fuse_log(*fatal ? FUSE_LOG_ERR : FUSE_LOG_WARNING,
+			 "rnotifyfs: %s%s\n", why,
+			 *fatal ? "" : "; serving without delivery");
 		return NULL;
 	}
 	d = calloc(1, sizeof(*d));
@@ -101,14 +154,15 @@ struct delivery *delivery_start(const struct cli *cli, struct fs *fs,
 		return NULL;
 	}
 	d->debug = cli->debug;
-	if (delivery_chain(d, cli, fs)) {
+	if (delivery_chain(d, cli, fs, fuse_fd)) {
 		fuse_log(FUSE_LOG_ERR, "rnotifyfs: cannot start delivery: %s\n",
 			 strerror(errno));
 		delivery_free(d);
 		*fatal = true;
 		return NULL;
 	}
-	fuse_log(FUSE_LOG_DEBUG, "rnotifyfs: delivery: replay, watch: %s\n",
+	fuse_log(FUSE_LOG_DEBUG, "rnotifyfs: delivery: %s, watch: %s\n",
+		 d->send ? "protocol" : "replay",
 		 watch_backend_name(d->watch));
 	return d;
 }

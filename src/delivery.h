@@ -12,12 +12,14 @@
 struct delivery;
 
 /*
- * Starts the chain for a mounted fs, or returns NULL after printing why
+ * Starts the chain for a mounted fs whose INIT was answered (the kernel's
+ * protocol when it was negotiated, replay otherwise; fuse_fd is the
+ * session's, for notifications), or returns NULL after printing why
  * delivery is off (delivery=none, or it cannot work here and was not
  * explicitly asked for). *fatal is set when it was asked for and failed.
  */
 struct delivery *delivery_start(const struct cli *cli, struct fs *fs,
-				bool *fatal);
+				int fuse_fd, bool *fatal);
 
 /* Stops the chain; the FUSE session must still be serving requests. */
 void delivery_stop(struct delivery *d);

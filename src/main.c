@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "delivery.h"
 #include "fs/fs.h"
+#include "proto_io.h"
 
 struct server {
 	struct cli cli;
@@ -112,7 +113,13 @@ static int serve(struct server *s)
 
 	sigaction(SIGUSR1, &wake, NULL);
 	s->loop_thread = pthread_self();
-	s->delivery = delivery_start(&s->cli, s->fs, &fatal);
+	/* Delivery's mode depends on what INIT negotiated. */
+	if (proto_io_serve_init(s->se)) {
+		fuse_log(FUSE_LOG_ERR, "rnotifyfs: no INIT from the kernel\n");
+		return 1;
+	}
+	s->delivery = delivery_start(&s->cli, s->fs, fuse_session_fd(s->se),
+				     &fatal);
 	if (fatal)
 		return 1;
 	if (pthread_create(&s->stopper, NULL, stopper_main, s)) {
@@ -126,6 +133,12 @@ static int serve(struct server *s)
 	pthread_kill(s->stopper, SIGTERM);
 	pthread_join(s->stopper, NULL);
 	return ret ? 1 : 0;
+}
+
+static bool wants_protocol(const struct cli *cli)
+{
+	return cli->delivery == CLI_DELIVERY_AUTO ||
+	       cli->delivery == CLI_DELIVERY_PROTOCOL;
 }
 
 static int mount_and_serve(struct server *s)
@@ -151,6 +164,8 @@ static int mount_and_serve(struct server *s)
 	fs_set_session(s->fs, s->se);
 	if (fuse_session_mount(s->se, s->cli.mountpoint))
 		goto out_session;
+	if (proto_io_install(s->se, wants_protocol(&s->cli)))
+		goto out_unmount;
 	if (fuse_daemonize(s->cli.foreground))
 		goto out_unmount;
 	if (!s->cli.foreground) {
@@ -167,6 +182,7 @@ out_session:
 	fuse_session_destroy(s->se);
 out_fs:
 	fs_destroy(s->fs);
+	proto_io_free();
 	return ret;
 }
 

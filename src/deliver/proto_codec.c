@@ -9,6 +9,7 @@
  * reads a field and checks every field before it writes its output.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <linux/fuse.h>
 
@@ -123,6 +124,33 @@ int proto_is_watch(const void *buf, size_t len)
 		return 0;
 	memcpy(&ih, buf, sizeof(ih));
 	return ih.opcode == FUSE_FSNOTIFY;
+}
+
+int proto_decode_init(const void *buf, size_t len, uint64_t *unique,
+		      bool *offered)
+{
+	struct fuse_in_header ih;
+	struct fuse_init_in in;
+	uint64_t flags;
+
+	if (len < sizeof(ih))
+		return -EINVAL;
+	memcpy(&ih, buf, sizeof(ih));
+	if (ih.opcode != FUSE_INIT)
+		return -EPROTO;
+	/* Kernels before 7.36 send the short form, without flags2. */
+	if (len < sizeof(ih) + offsetof(struct fuse_init_in, flags2) ||
+	    ih.len != len)
+		return -EINVAL;
+	memset(&in, 0, sizeof(in));
+	memcpy(&in, (const char *)buf + sizeof(ih),
+	       len - sizeof(ih) < sizeof(in) ? len - sizeof(ih) : sizeof(in));
+	flags = in.flags;
+	if (flags & FUSE_INIT_EXT)
+		flags |= (uint64_t)in.flags2 << 32;
+	*unique = ih.unique;
+	*offered = !!(flags & FUSE_HAS_FSNOTIFY);
+	return 0;
 }
 
 int proto_decode_watch(const void *buf, size_t len, struct proto_watch *w)

@@ -14,6 +14,7 @@
 #ifndef RNOTIFY_PROTO_CODEC_H
 #define RNOTIFY_PROTO_CODEC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -73,6 +74,14 @@ int proto_is_watch(const void *buf, size_t len);
  * a filesystem scope on a nodeid other than the root).
  */
 int proto_decode_watch(const void *buf, size_t len, struct proto_watch *w);
+
+/*
+ * Parse a FUSE_INIT request as read from /dev/fuse: its unique and
+ * whether the kernel offers FUSE_HAS_FSNOTIFY. Returns 0, -EPROTO if it
+ * is another opcode, -EINVAL if it is truncated or its length is wrong.
+ */
+int proto_decode_init(const void *buf, size_t len, uint64_t *unique,
+		      bool *offered);
 
 /* Encode a FUSE_FSNOTIFY request (for tests and fuzzing); frame length. */
 int proto_encode_watch(void *buf, size_t size, const struct proto_watch *w);

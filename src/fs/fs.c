@@ -123,6 +123,38 @@ int fs_inval_entry(struct fs *fs, uint64_t parent, const char *name)
 						strlen(name));
 }
 
+int fs_notify_delete(struct fs *fs, uint64_t parent, uint64_t child,
+		     const char *name)
+{
+	int err;
+
+	if (!fs->se)
+		return -ENOTCONN;
+	err = fuse_lowlevel_notify_delete(fs->se, parent, child, name,
+					  strlen(name));
+	if (!err)
+		fs_names_hide(&fs->table, parent, name);
+	return err;
+}
+
+void fs_name_forget(struct fs *fs, uint64_t parent, const char *name)
+{
+	fs_names_hide(&fs->table, parent, name);
+}
+
+int fs_node_stat(struct fs *fs, uint64_t nodeid, struct stat *st)
+{
+	struct fs_inode *in = fs_inode_get(fs, nodeid);
+	int err = in ? 0 : -ENOENT;
+
+	if (!err && in->fd < 0)
+		err = -ESTALE;
+	if (!err && fstat(in->fd, st))
+		err = -errno;
+	fs_inode_put(fs, in);
+	return err;
+}
+
 void fs_op_init(void *userdata, struct fuse_conn_info *conn)
 {
 	struct fs *fs = userdata;

@@ -155,6 +155,21 @@ int fs_inval_inode(struct fs *fs, uint64_t nodeid);
 int fs_inval_entry(struct fs *fs, uint64_t parent, const char *name);
 
 /*
+ * Tells the kernel that (parent, name), which it knows as child, is gone
+ * (FUSE_NOTIFY_DELETE: dentry dropped, nlink cleared; a kernel with the
+ * rnotify series reports DELETE and DELETE_SELF). 0, or a negative errno:
+ * -ENOENT when the kernel holds no such entry.
+ */
+int fs_notify_delete(struct fs *fs, uint64_t parent, uint64_t child,
+		     const char *name);
+
+/* The kernel dropped (parent, name): it is no longer shown. */
+void fs_name_forget(struct fs *fs, uint64_t parent, const char *name);
+
+/* fstat() of the backing object behind a node id: 0 or a negative errno. */
+int fs_node_stat(struct fs *fs, uint64_t nodeid, struct stat *st);
+
+/*
  * Maps a host file handle (as fanotify reports it) of a directory the
  * client knows to its host id, even after the directory has been removed
  * from the backing store. False if it was never known.

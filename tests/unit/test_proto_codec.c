@@ -193,6 +193,46 @@ static void test_reply(void)
 	      == -EINVAL);
 }
 
+static size_t init_frame(unsigned char *buf, uint32_t len, uint64_t flags)
+{
+	struct fuse_in_header ih = { .len = len, .opcode = FUSE_INIT,
+				     .unique = 5 };
+	struct fuse_init_in in = { .major = 7, .minor = 41,
+				   .flags = (uint32_t)flags,
+				   .flags2 = (uint32_t)(flags >> 32) };
+
+	memcpy(buf, &ih, sizeof(ih));
+	memcpy(buf + sizeof(ih), &in, len - sizeof(ih));
+	return len;
+}
+
+static void test_init(void)
+{
+	unsigned char buf[sizeof(struct fuse_in_header) +
+			  sizeof(struct fuse_init_in)];
+	size_t full = sizeof(buf), old = sizeof(struct fuse_in_header) + 16;
+	uint64_t unique = 0;
+	bool offered = true;
+
+	init_frame(buf, full, FUSE_INIT_EXT | FUSE_HAS_FSNOTIFY);
+	CHECK("init: offered", !proto_decode_init(buf, full, &unique,
+	      &offered) && offered && unique == 5);
+	init_frame(buf, full, FUSE_HAS_FSNOTIFY);
+	CHECK("init: flags2 ignored without FUSE_INIT_EXT",
+	      !proto_decode_init(buf, full, &unique, &offered) && !offered);
+	init_frame(buf, old, FUSE_ASYNC_READ);
+	CHECK("init: short form of old kernels: not offered",
+	      !proto_decode_init(buf, old, &unique, &offered) && !offered);
+	CHECK("init: truncated", proto_decode_init(buf, old - 1, &unique,
+	      &offered) == -EINVAL);
+	init_frame(buf, full, 0);
+	CHECK("init: length field disagrees", proto_decode_init(buf, old,
+	      &unique, &offered) == -EINVAL);
+	buf[4] = FUSE_LOOKUP;
+	CHECK("init: other opcode", proto_decode_init(buf, full, &unique,
+	      &offered) == -EPROTO);
+}
+
 int main(void)
 {
 	test_encode_layout();
@@ -200,5 +240,6 @@ int main(void)
 	test_event_round_trip();
 	test_watch();
 	test_reply();
+	test_init();
 	return check_exit();
 }

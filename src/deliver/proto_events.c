@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * One remote change -> notifications (include/rnotify_proto.h), in the
+ * order the kernel would emit them for the same change made locally.
+ *
+ * Caches first: the kernel's entries and attributes for everything the
+ * change touched are invalidated before the first notification, so that
+ * a watcher woken by the event reads the new state. A directory's
+ * attributes (mtime, size, readdir cache) change with its entries.
+ */
+#include <errno.h>
+#include <fuse_log.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proto_send_internal.h"
+
+static bool node_known(struct proto_send *s, const struct rn_id *id,
+		       struct proto_node *n)
+{
+	if (!rn_id_known(id) || !fs_node_of(s->cfg.fs, id, &n->id, &n->gen))
+		return false;
+	/* The kernel never looks the root up: its generation is 0. */
+	if (n->id == FUSE_ROOT_ID)
+		n->gen = 0;
+	return true;
+}
+
+static int send_event(struct proto_send *s, const struct proto_node *n,
+		      uint32_t mask, uint32_t cookie, const char *name)
+{
+	unsigned char buf[PROTO_EVENT_FRAME_MAX];
+	struct proto_event ev = {
+		.nodeid = n->id,
+		.generation = n->gen,
+		.mask = mask,
+		.cookie = cookie,
+		.namelen = name ? strlen(name) : 0,
+		.name = name,
+	};
+	int len = proto_encode_event(buf, sizeof(buf), &ev);
+
+	if (len < 0)
+		return len;
+	if (write(s->cfg.fuse_fd, buf, len) != len)
+		return -errno;
+	return 1;
+}
+
+static uint32_t isdir_bit(const struct rn_event *ev)
+{
+	return ev->isdir ? FUSE_FSNOTIFY_ISDIR : 0;
+}
+
+/* The kernel drops (dir, name) and rereads dir's attributes. */
+static void entry_changed(struct proto_send *s, const struct proto_node *dir,
+			  const char *name)
+{
+	fs_inval_entry(s->cfg.fs, dir->id, name);
+	fs_name_forget(s->cfg.fs, dir->id, name);
+	fs_inval_inode(s->cfg.fs, dir->id);
+}
+
+static int deliver_create(struct proto_send *s, const struct rn_event *ev)
+{
+	struct proto_node dir;
+
+	if (!node_known(s, &ev->dir, &dir))
+		return 0;
+	entry_changed(s, &dir, ev->name);
+	return send_event(s, &dir, FUSE_FSNOTIFY_CREATE | isdir_bit(ev), 0,
+			  ev->name);
+}
+
+/*
+ * A name the kernel holds goes with FUSE_NOTIFY_DELETE, which with the
+ * series reports DELETE to the directory and DELETE_SELF to the object
+ * (its link count drops to 0): sending DELETE as well would double it. An
+ * object with links left only loses the name (and, as for a local
+ * unlink, its link count changed: ATTRIB).
+ */
+static int delete_shown(struct proto_send *s, const struct proto_node *dir,
+			const struct rn_event *ev, uint64_t child)
+{
+	struct proto_node n = { .id = child };
+	struct stat st;
+	struct rn_id id;
+
+	if (!ev->isdir && !fs_node_stat(s->cfg.fs, child, &st) &&
+	    st.st_nlink > 0 && fs_id_of(s->cfg.fs, child, &id) &&
+	    node_known(s, &id, &n)) {
+		entry_changed(s, dir, ev->name);
+		fs_inval_inode(s->cfg.fs, child);
+		send_event(s, dir, FUSE_FSNOTIFY_DELETE, 0, ev->name);
+		return send_event(s, &n, FUSE_FSNOTIFY_ATTRIB, 0, NULL);
+	}
+	fs_inval_inode(s->cfg.fs, dir->id);
+	return fs_notify_delete(s->cfg.fs, dir->id, child, ev->name) ? 0 : 1;
+}
+
+static int deliver_delete(struct proto_send *s, const struct rn_event *ev)
+{
+	struct proto_node dir;
+	uint64_t child;
+
+	if (!node_known(s, &ev->dir, &dir))
+		return 0;
+	if (fs_name_shown(s->cfg.fs, dir.id, ev->name, &child) &&
+	    delete_shown(s, &dir, ev, child))
+		return 1;
+	/* The kernel never looked the name up (or no longer holds it). */
+	entry_changed(s, &dir, ev->name);
+	return send_event(s, &dir, FUSE_FSNOTIFY_DELETE | isdir_bit(ev), 0,
+			  ev->name);
+}
+
+/* MOVED_FROM, MOVED_TO with one cookie, then MOVE_SELF, as vfs_rename. */
+static int deliver_move(struct proto_send *s, const struct rn_event *ev)
+{
+	struct proto_node from, to, obj;
+	bool has_from = node_known(s, &ev->dir, &from);
+	bool has_to = node_known(s, &ev->dir2, &to);
+	uint32_t cookie = ++s->cookie ? s->cookie : ++s->cookie;
+	int ret = 0;
+
+	if (has_from)
+		entry_changed(s, &from, ev->name);
+	if (has_to)
+		entry_changed(s, &to, ev->name2);
+	if (has_from)
+		ret = send_event(s, &from, FUSE_FSNOTIFY_MOVED_FROM |
+				 isdir_bit(ev), cookie, ev->name);
+	if (has_to && ret >= 0)
+		ret = send_event(s, &to, FUSE_FSNOTIFY_MOVED_TO |
+				 isdir_bit(ev), cookie, ev->name2);
+	if (ret >= 0 && node_known(s, &ev->obj, &obj))
+		ret = send_event(s, &obj, FUSE_FSNOTIFY_MOVE_SELF |
+				 isdir_bit(ev), 0, NULL);
+	return ret;
+}
+
+/* Would anyone on the mount want an event about a child of dir? */
+static bool child_wanted(struct proto_send *s, const struct proto_node *dir)
+{
+	return (proto_watches_mask(s->cfg.watches, dir->id, dir->gen) &
+		FUSE_FSNOTIFY_EVENT_ON_CHILD) ||
+	       proto_watches_fs_mask(s->cfg.watches);
+}
+
+/* The object's node, looking the child up if a watcher wants it named. */
+static bool object_node(struct proto_send *s, const struct rn_event *ev,
+			struct proto_node *obj)
+{
+	struct proto_node dir;
+
+	if (node_known(s, &ev->obj, obj))
+		return true;
+	if (!ev->name[0] || !node_known(s, &ev->dir, &dir) ||
+	    !child_wanted(s, &dir))
+		return false;
+	return !proto_lookup_child(s, &dir, ev->name) &&
+	       node_known(s, &ev->obj, obj);
+}
+
+static int deliver_object(struct proto_send *s, const struct rn_event *ev,
+			  uint32_t mask)
+{
+	struct proto_node obj;
+
+	if (!object_node(s, ev, &obj))
+		return 0;
+	fs_inval_inode(s->cfg.fs, obj.id);
+	return send_event(s, &obj, mask | isdir_bit(ev), 0, NULL);
+}
+
+int proto_deliver(struct proto_send *s, const struct rn_event *ev)
+{
+	switch (ev->kind) {
+	case RN_EV_CREATE:
+		return deliver_create(s, ev);
+	case RN_EV_DELETE:
+		return deliver_delete(s, ev);
+	case RN_EV_MOVE:
+		return deliver_move(s, ev);
+	case RN_EV_MODIFY:
+		return deliver_object(s, ev, FUSE_FSNOTIFY_MODIFY);
+	case RN_EV_ATTRIB:
+		return deliver_object(s, ev, FUSE_FSNOTIFY_ATTRIB);
+	case RN_EV_CLOSE_WRITE:
+		return deliver_object(s, ev, FUSE_FSNOTIFY_CLOSE_WRITE);
+	case RN_EV_OVERFLOW:
+		/* The protocol has no overflow notification (yet). */
+		s->stats.overflows++;
+		fuse_log(FUSE_LOG_WARNING,
+			 "rnotifyfs: host event queue overflowed; some remote changes were not delivered\n");
+		return 0;
+	}
+	return 0;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Protocol delivery, for kernels with the rnotify series (DESIGN.md
+ * section 4): each remote change becomes FUSE_NOTIFY_FSNOTIFY
+ * notifications on the session fd, after the kernel's caches for the
+ * objects concerned were invalidated, and the client kernel hands them to
+ * every inotify and fanotify mark on the mount.
+ *
+ * Which events are sent: every event about an object the client kernel
+ * knows (it holds a node for it). The kernel filters against its own
+ * marks, and filtering here on the forwarded masks would lose the events
+ * that happen right after inotify_add_watch() returns, before the
+ * kernel's asynchronous mask update has reached us. The masks decide the
+ * costly case instead: an event about a child the kernel never looked up
+ * is only worth a lookup through the mount when its directory is watched
+ * for children, or a filesystem-wide mark exists.
+ */
+#ifndef RNOTIFY_PROTO_SEND_H
+#define RNOTIFY_PROTO_SEND_H
+
+#include "../fs/fs.h"
+#include "event_queue.h"
+#include "proto_watches.h"
+
+struct proto_send;
+
+struct proto_send_config {
+	struct fs *fs;
+	struct event_queue *queue;
+	struct proto_watches *watches;
+	int fuse_fd;			/* the session's /dev/fuse fd */
+	const char *mountpoint;
+};
+
+/* Starts the sender thread; NULL with errno set on failure. */
+struct proto_send *proto_send_start(const struct proto_send_config *cfg);
+
+struct proto_send_stats {
+	unsigned long events;		/* remote changes delivered */
+	unsigned long skipped;		/* about objects the client never saw */
+	unsigned long failed;		/* refused by the kernel */
+	unsigned long lookups;		/* children looked up to be named */
+	unsigned long overflows;
+};
+
+/* Waits for the sender (the queue must be closed), fills *st, frees. */
+void proto_send_stop(struct proto_send *s, struct proto_send_stats *st);
+
+#endif

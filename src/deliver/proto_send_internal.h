@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Internals shared by proto_send.c (the thread) and proto_events.c. */
+#ifndef RNOTIFY_PROTO_SEND_INTERNAL_H
+#define RNOTIFY_PROTO_SEND_INTERNAL_H
+
+#include <pthread.h>
+#include <sys/types.h>
+
+#include "proto_send.h"
+
+struct proto_send {
+	struct proto_send_config cfg;
+	char *mountpoint;
+	dev_t mnt_dev;		/* the mount's st_dev */
+	bool own_cwd;		/* the thread's working directory is its own */
+	bool in_mount;		/* ... and is the mount's root right now */
+	uint32_t cookie;	/* last rename cookie sent */
+	pthread_t thread;
+	struct proto_send_stats stats;
+};
+
+/* A node as the client kernel knows it. */
+struct proto_node {
+	uint64_t id;
+	uint32_t gen;
+};
+
+/* proto_events.c: one remote change; >0 delivered, 0 skipped, <0 error. */
+int proto_deliver(struct proto_send *s, const struct rn_event *ev);
+
+/* proto_send.c: makes the kernel look up (dir, name): 0 or -errno. */
+int proto_lookup_child(struct proto_send *s, const struct proto_node *dir,
+		       const char *name);
+
+#endif

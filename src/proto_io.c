@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <fcntl.h>
+#include <fuse_log.h>
+#include <linux/fuse.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "deliver/proto_codec.h"
+#include "deliver/proto_watches.h"
+#include "proto_io.h"
+
+static struct {
+	bool want;
+	bool offered;
+	_Atomic bool active;
+	uint64_t init_unique;	/* 0 until INIT was read */
+	struct proto_watches *watches;
+} pio;
+
+/* INIT is the first request, read before any other thread reads. */
+static void note_init(const void *buf, size_t len)
+{
+	uint64_t unique;
+	bool offered;
+
+	if (proto_decode_init(buf, len, &unique, &offered))
+		return;
+	pio.init_unique = unique;
+	pio.offered = offered;
+}
+
+static void handle_watch(int fd, const void *buf, size_t len)
+{
+	unsigned char reply[sizeof(struct fuse_out_header)];
+	struct proto_watch w;
+	struct fuse_in_header ih;
+	int err, n;
+
+	err = proto_decode_watch(buf, len, &w);
+	if (!err)
+		err = proto_watches_set(pio.watches, &w);
+	if (err) {
+		fuse_log(FUSE_LOG_WARNING,
+			 "rnotifyfs: FUSE_FSNOTIFY refused: %s\n",
+			 strerror(-err));
+		memcpy(&ih, buf, sizeof(ih));
+		w.unique = ih.unique;
+	}
+	n = proto_encode_reply(reply, sizeof(reply), w.unique, err);
+	/* The kernel may have aborted the request: ENOENT is expected. */
+	if (n > 0 && write(fd, reply, n) != n && errno != ENOENT)
+		fuse_log(FUSE_LOG_WARNING,
+			 "rnotifyfs: reply to FUSE_FSNOTIFY: %s\n",
+			 strerror(errno));
+}
+
+static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
+{
+	struct fuse_in_header ih;
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, buf, len);
+		if (n < (ssize_t)sizeof(ih))
+			return n;
+		memcpy(&ih, buf, sizeof(ih));
+		if (ih.opcode == FUSE_INIT)
+			note_init(buf, n);
+		if (ih.opcode != FUSE_FSNOTIFY)
+			return n;
+		handle_watch(fd, buf, n);
+	}
+}
+
+/* Adds FUSE_HAS_FSNOTIFY (in flags2, hence FUSE_INIT_EXT) to the reply. */
+static void patch_init_reply(struct iovec *iov, int count)
+{
+	struct fuse_out_header oh;
+	struct fuse_init_out out;
+
+	if (count < 2 || iov[0].iov_len != sizeof(oh) ||
+	    iov[1].iov_len < sizeof(out))
+		return;
+	memcpy(&oh, iov[0].iov_base, sizeof(oh));
+	if (oh.unique != pio.init_unique || oh.error)
+		return;
+	memcpy(&out, iov[1].iov_base, sizeof(out));
+	out.flags |= FUSE_INIT_EXT;
+	out.flags2 |= (uint32_t)(FUSE_HAS_FSNOTIFY >> 32);
+	memcpy(iov[1].iov_base, &out, sizeof(out));
+	atomic_store(&pio.active, true);
+}
+
+static ssize_t io_writev(int fd, struct iovec *iov, int count,
+			 void *userdata)
+{
+	if (pio.want && pio.offered && !atomic_load(&pio.active) &&
+	    pio.init_unique)
+		patch_init_reply(iov, count);
+	return writev(fd, iov, count);
+}
+
+/* Without this hook libfuse would stop splicing read replies. */
+static ssize_t io_splice_send(int fdin, off_t *offin, int fdout,
+			      off_t *offout, size_t len, unsigned int flags,
+			      void *userdata)
+{
+	return splice(fdin, offin, fdout, offout, len, flags);
+}
+
+static const struct fuse_custom_io proto_io_hooks = {
+	.read = io_read,
+	.writev = io_writev,
+	.splice_send = io_splice_send,
+};
+
+int proto_io_install(struct fuse_session *se, bool want)
+{
+	pio.want = want;
+	pio.watches = proto_watches_new();
+	if (!pio.watches)
+		return -ENOMEM;
+	return fuse_session_custom_io(se, &proto_io_hooks,
+				      fuse_session_fd(se));
+}
+
+int proto_io_serve_init(struct fuse_session *se)
+{
+	struct fuse_buf buf = { 0 };
+	int n;
+
+	do {
+		n = fuse_session_receive_buf(se, &buf);
+	} while (n == -EINTR);
+	if (n > 0)
+		fuse_session_process_buf(se, &buf);
+	free(buf.mem);
+	if (n <= 0)
+		return n ? n : -ENODEV;
+	return pio.init_unique ? 0 : -EPROTO;
+}
+
+bool proto_io_offered(void)
+{
+	return pio.offered;
+}
+
+bool proto_io_active(void)
+{
+	return atomic_load(&pio.active);
+}
+
+struct proto_watches *proto_io_watches(void)
+{
+	return pio.watches;
+}
+
+void proto_io_free(void)
+{
+	proto_watches_free(pio.watches);
+	pio.watches = NULL;
+}
