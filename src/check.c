@@ -68,27 +68,40 @@ static bool check_protocol(void)
 	return !err && offered;
 }
 
+/* What a mount with these options would do; 0 if it delivers. */
+static int check_mode(const struct cli *cli, bool fuse, bool replay,
+		      bool protocol)
+{
+	const char *mode = "none (the mount is served, remote changes are not delivered)";
+	int ret = 1;
+
+	if (cli->delivery == CLI_DELIVERY_NONE) {
+		mode = "none (delivery=none)";
+	} else if (protocol) {
+		mode = "protocol";
+		ret = 0;
+	} else if (cli->delivery == CLI_DELIVERY_PROTOCOL) {
+		mode = "no mount: delivery=protocol needs a kernel that offers it";
+	} else if (replay) {
+		mode = "replay";
+		ret = 0;
+	}
+	printf("mode at mount:    %s\n", fuse ? mode : "no mount is possible");
+	return fuse ? ret : 1;
+}
+
 int check_run(const struct cli *cli)
 {
 	bool fuse = check_fuse_device();
 	bool watcher = check_watcher(cli);
 	bool root = geteuid() == 0;
-	bool replay = fuse && watcher && root &&
-		      cli->delivery != CLI_DELIVERY_NONE;
+	bool replay = watcher && root && cli->delivery != CLI_DELIVERY_PROTOCOL;
+	bool protocol;
 
 	printf("replay delivery:  %s\n", root ?
 	       "possible (running as root: open_by_handle_at on the mount)" :
 	       "impossible: needs root (open_by_handle_at on the mount)");
-	bool protocol = fuse && watcher && check_protocol() &&
-			(cli->delivery == CLI_DELIVERY_AUTO ||
-			 cli->delivery == CLI_DELIVERY_PROTOCOL);
-
-	if (!fuse)
-		printf("mode at mount:    no mount is possible\n");
-	else
-		printf("mode at mount:    %s\n", protocol ? "protocol" :
-		       replay && cli->delivery != CLI_DELIVERY_PROTOCOL ?
-		       "replay" :
-		       "none (the mount is served, remote changes are not delivered)");
-	return protocol || replay ? 0 : 1;
+	protocol = fuse && check_protocol() && watcher &&
+		   cli->delivery != CLI_DELIVERY_REPLAY;
+	return check_mode(cli, fuse, replay, protocol);
 }

@@ -133,10 +133,17 @@ static int deliver_move(struct proto_send *s, const struct rn_event *ev)
 	if (has_to && ret >= 0)
 		ret = send_event(s, &to, FUSE_FSNOTIFY_MOVED_TO |
 				 isdir_bit(ev), cookie, ev->name2);
-	if (ret >= 0 && node_known(s, &ev->obj, &obj))
-		ret = send_event(s, &obj, FUSE_FSNOTIFY_MOVE_SELF |
-				 isdir_bit(ev), 0, NULL);
-	return ret;
+	if (ret < 0 || !node_known(s, &ev->obj, &obj))
+		return ret;
+	/*
+	 * The object is watched: give the kernel its new name, so that
+	 * its removal can later go by FUSE_NOTIFY_DELETE (DELETE_SELF and
+	 * IN_IGNORED, as for a local unlink).
+	 */
+	if (has_to)
+		proto_lookup_child(s, &to, ev->name2);
+	return send_event(s, &obj, FUSE_FSNOTIFY_MOVE_SELF | isdir_bit(ev), 0,
+			  NULL);
 }
 
 /* Would anyone on the mount want an event about a child of dir? */

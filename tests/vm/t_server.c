@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * t_server - rnotifyfs itself on the patched kernel: it negotiates the
+ * protocol at INIT (delivery=protocol refuses to run otherwise) and
+ * remote changes made to BACKING (a tmpfs) reach inotify and fanotify
+ * watchers on the mount as notifications: every event type, rename
+ * cookies, DELETE_SELF/IGNORED, children the kernel never looked up,
+ * fresh content after MODIFY, local changes exactly once.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../lib/check.h"
+#include "vmwatch.h"
+
+CHECK_MAIN_DEFS;
+
+#define B "/mnt/srv_backing"
+#define M "/mnt/srv_mount"
+#define IN_EVENTS (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | \
+		   IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE)
+
+static pid_t server;
+static int in_dir;
+
+/* Polls a condition the test cannot be told about, with a deadline. */
+static bool mounted(void)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	struct stat mnt, parent;
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		if (!stat(M, &mnt) && !stat("/mnt", &parent) &&
+		    mnt.st_dev != parent.st_dev)
+			return true;
+		if (waitpid(server, NULL, WNOHANG) == server)
+			return false;
+		nanosleep(&tick, NULL);
+	}
+	return false;
+}
+
+static bool start_server(void)
+{
+	server = fork();
+	if (server == 0) {
+		execl("/bin/rnotifyfs", "rnotifyfs", "-f", "-o",
+		      "delivery=protocol", B, M, (char *)NULL);
+		_exit(127);
+	}
+	return server > 0 && mounted();
+}
+
+/* SIGTERM: the server stops delivery, unmounts and exits 0. */
+static bool stop_server(void)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	int i, status;
+
+	kill(server, SIGTERM);
+	for (i = 0; i < 500; i++) {
+		if (waitpid(server, &status, WNOHANG) == server)
+			return WIFEXITED(status) && !WEXITSTATUS(status);
+		nanosleep(&tick, NULL);
+	}
+	kill(server, SIGKILL);
+	return false;
+}
+
+static bool put(const char *path, const char *text, int flags)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | flags, 0644);
+	bool ok = fd >= 0 && write(fd, text, strlen(text)) ==
+			     (ssize_t)strlen(text);
+
+	return !close(fd) && ok;
+}
+
+static bool reads(const char *path, const char *want)
+{
+	char buf[64] = "";
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	close(fd);
+	return n == (ssize_t)strlen(want) && !memcmp(buf, want, n);
+}
+
+static void test_check_says_protocol(void)
+{
+	char line[256];
+	bool said = false;
+	FILE *p = popen("/bin/rnotifyfs --check " B, "r");
+
+	while (p && fgets(line, sizeof(line), p))
+		said |= !strcmp(line, "mode at mount:    protocol\n");
+	CHECK("check: --check says protocol", p && !pclose(p) && said);
+}
+
+/* A file the kernel never looked up: the server makes it known. */
+static void test_create_write(void)
+{
+	CHECK("create: remote write", put(B "/f1", "hello", O_TRUNC));
+	CHECK("create: CREATE f1", vm_inotify_expect(in_dir, IN_CREATE, "f1",
+	      NULL));
+	CHECK("create: MODIFY f1 (child looked up)",
+	      vm_inotify_expect(in_dir, IN_MODIFY, "f1", NULL));
+	CHECK("create: CLOSE_WRITE f1", vm_inotify_expect(in_dir,
+	      IN_CLOSE_WRITE, "f1", NULL));
+	CHECK("create: content through the mount", reads(M "/f1", "hello"));
+	CHECK("append: remote", put(B "/f1", " world", O_APPEND));
+	CHECK("append: MODIFY f1", vm_inotify_expect(in_dir, IN_MODIFY, "f1",
+	      NULL));
+	CHECK("append: CLOSE_WRITE f1", vm_inotify_expect(in_dir,
+	      IN_CLOSE_WRITE, "f1", NULL));
+	CHECK("append: new content, not the cached one",
+	      reads(M "/f1", "hello world"));
+	CHECK("chmod: remote", chmod(B "/f1", 0600) == 0);
+	CHECK("chmod: ATTRIB f1", vm_inotify_expect(in_dir, IN_ATTRIB, "f1",
+	      NULL));
+}
+
+static void test_rename_delete(void)
+{
+	int in_file = inotify_init1(IN_CLOEXEC);
+	uint32_t c1 = 0, c2 = 0;
+	struct stat st;
+
+	CHECK("self: watch f1", inotify_add_watch(in_file, M "/f1",
+	      IN_MOVE_SELF | IN_DELETE_SELF | IN_ATTRIB) >= 0);
+	CHECK("rename: remote", rename(B "/f1", B "/f2") == 0);
+	CHECK("rename: MOVED_FROM f1", vm_inotify_expect(in_dir,
+	      IN_MOVED_FROM, "f1", &c1));
+	CHECK("rename: MOVED_TO f2", vm_inotify_expect(in_dir, IN_MOVED_TO,
+	      "f2", &c2));
+	CHECK("rename: one nonzero cookie", c1 && c1 == c2);
+	CHECK("rename: MOVE_SELF on the file", vm_inotify_expect(in_file,
+	      IN_MOVE_SELF, "", NULL));
+	CHECK("rename: old name gone, new name there",
+	      stat(M "/f1", &st) && errno == ENOENT && !stat(M "/f2", &st));
+	CHECK("unlink: remote", unlink(B "/f2") == 0);
+	CHECK("unlink: DELETE f2", vm_inotify_expect(in_dir, IN_DELETE, "f2",
+	      NULL));
+	CHECK("unlink: DELETE_SELF on the file", vm_inotify_expect(in_file,
+	      IN_DELETE_SELF, "", NULL));
+	CHECK("unlink: IGNORED on the file", vm_inotify_expect(in_file,
+	      IN_IGNORED, "", NULL));
+	CHECK("unlink: gone through the mount", stat(M "/f2", &st) &&
+	      errno == ENOENT);
+	close(in_file);
+}
+
+static void test_dirs(void)
+{
+	CHECK("mkdir: remote", mkdir(B "/d", 0755) == 0);
+	CHECK("mkdir: CREATE,ISDIR d", vm_inotify_expect(in_dir,
+	      IN_CREATE | IN_ISDIR, "d", NULL));
+	CHECK("rmdir: remote", rmdir(B "/d") == 0);
+	CHECK("rmdir: DELETE,ISDIR d", vm_inotify_expect(in_dir,
+	      IN_DELETE | IN_ISDIR, "d", NULL));
+}
+
+/* The server's own changes never come back: the next event is remote. */
+static void test_local_once(void)
+{
+	CHECK("local: mkdir through the mount", mkdir(M "/loc", 0755) == 0);
+	CHECK("local: CREATE,ISDIR loc", vm_inotify_expect(in_dir,
+	      IN_CREATE | IN_ISDIR, "loc", NULL));
+	CHECK("local: remote sentinel", mkdir(B "/sentinel", 0755) == 0);
+	CHECK("local: once, then the sentinel", vm_inotify_expect(in_dir,
+	      IN_CREATE | IN_ISDIR, "sentinel", NULL));
+}
+
+static void test_fanotify_filesystem_mark(void)
+{
+	int fan = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME,
+				O_RDONLY);
+
+	CHECK("fanotify: filesystem mark on the mount", fan >= 0 &&
+	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+			    FAN_CREATE | FAN_DELETE | FAN_ONDIR, AT_FDCWD,
+			    M) == 0);
+	CHECK("fanotify: remote create", put(B "/fz", "", 0));
+	CHECK("fanotify: FAN_CREATE fz", vm_fanotify_expect(fan, FAN_CREATE,
+	      "fz"));
+	CHECK("fanotify: remote unlink", unlink(B "/fz") == 0);
+	CHECK("fanotify: FAN_DELETE fz", vm_fanotify_expect(fan, FAN_DELETE,
+	      "fz"));
+	close(fan);
+	/* The inotify watch saw them too; consume them in order. */
+	vm_inotify_expect(in_dir, IN_CREATE, "fz", NULL);
+	vm_inotify_expect(in_dir, IN_CLOSE_WRITE, "fz", NULL);
+	vm_inotify_expect(in_dir, IN_DELETE, "fz", NULL);
+}
+
+int main(void)
+{
+	mkdir(B, 0755);
+	mkdir(M, 0755);
+	CHECK("server: mounts with delivery=protocol", start_server());
+	if (!server || check_failures)
+		return check_exit();
+	test_check_says_protocol();
+	in_dir = inotify_init1(IN_CLOEXEC);
+	CHECK("server: watch the mount root",
+	      inotify_add_watch(in_dir, M, IN_EVENTS) >= 0);
+	test_create_write();
+	test_rename_delete();
+	test_dirs();
+	test_local_once();
+	test_fanotify_filesystem_mark();
+	close(in_dir);
+	CHECK("server: SIGTERM: exits 0 and unmounts", stop_server());
+	return check_exit();
+}
