@@ -8,14 +8,23 @@
  * serving yet: only this thread may wait for it). replay_stop() expects
  * the queue to be closed and the session to be still serving.
  *
- * The mount root is held open only while events are waiting: an open fd
- * would make a plain `fusermount3 -u` fail with EBUSY. Each reopening is
+ * The replayer reaches the mount through its working directory (its own:
+ * the thread unshares its fs_struct), which is the mount root while
+ * events are waiting and "/" when the queue is idle: like an open fd, it
+ * would make a plain `fusermount3 -u` fail with EBUSY if held for good.
+ * Not an fd on the root: opening the root gives its watchers OPEN|ISDIR
+ * and CLOSE_NOWRITE|ISDIR and costs an OPENDIR and a RELEASEDIR, while
+ * chdir() makes no event and no request; and open_by_handle_at() refuses
+ * an O_PATH fd as its mount fd (EBADF) but takes AT_FDCWD. Each entry is
  * checked to be our mount (same device), not something mounted on top.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "replay_internal.h"
@@ -34,7 +43,6 @@ struct replay *replay_new(struct fs *fs, struct event_queue *q,
 	}
 	r->fs = fs;
 	r->queue = q;
-	r->mnt_fd = -1;
 	atomic_init(&r->tid, -1);
 	pthread_mutex_init(&r->lock, NULL);
 	fs_set_gate(fs, replay_gate, r);
@@ -84,64 +92,69 @@ static void replay_count(struct replay *r, const struct rn_event *ev,
 	}
 }
 
-static int mount_open(struct replay *r, struct stat *st)
+static void mount_leave(struct replay *r)
 {
-	/* Not O_PATH: open_by_handle_at() refuses that as its mount fd. */
-	r->mnt_fd = open(r->mountpoint, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (r->mnt_fd < 0 || !fstat(r->mnt_fd, st))
-		return r->mnt_fd < 0 ? -errno : 0;
-	close(r->mnt_fd);
-	r->mnt_fd = -1;
-	return -errno;
+	/* "/" is always there: leaving cannot fail. */
+	if (r->in_mount && chdir("/") == 0)
+		r->in_mount = false;
 }
 
-static int mount_reopen(struct replay *r)
+/*
+ * Enters the mount root and says which device it is on. DONT_SYNC: the
+ * device comes from the superblock, no GETATTR needed.
+ */
+static int mount_enter_dev(struct replay *r, dev_t *dev)
 {
-	struct stat st;
+	struct statx stx;
+
+	if (chdir(r->mountpoint))
+		return -errno;
+	r->in_mount = true;
+	if (statx(AT_FDCWD, ".", AT_STATX_DONT_SYNC, 0, &stx)) {
+		mount_leave(r);
+		return -errno;
+	}
+	*dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+	return 0;
+}
+
+static int mount_enter(struct replay *r)
+{
+	dev_t dev;
 	int ret;
 
-	if (r->mnt_fd >= 0)
+	if (r->in_mount)
 		return 0;
-	ret = mount_open(r, &st);
-	if (!ret && st.st_dev != r->mnt_dev) {
-		close(r->mnt_fd);
-		r->mnt_fd = -1;
+	ret = mount_enter_dev(r, &dev);
+	if (!ret && dev != r->mnt_dev) {
+		mount_leave(r);
 		ret = -EXDEV;
 	}
 	return ret;
-}
-
-static void mount_close(struct replay *r)
-{
-	if (r->mnt_fd >= 0)
-		close(r->mnt_fd);
-	r->mnt_fd = -1;
 }
 
 static void *replay_main(void *arg)
 {
 	struct replay *r = arg;
 	struct rn_event ev;
-	struct stat st;
 	int ret;
 
 	atomic_store(&r->tid, gettid());
-	ret = mount_open(r, &st);
+	ret = unshare(CLONE_FS) ? -errno : mount_enter_dev(r, &r->mnt_dev);
 	if (ret) {
 		fuse_log(FUSE_LOG_ERR, "rnotifyfs: replay: %s: %s\n",
 			 r->mountpoint, strerror(-ret));
 		return NULL;
 	}
-	r->mnt_dev = st.st_dev;
-	mount_close(r);
+	mount_leave(r);
 	while (event_queue_pop(r->queue, &ev)) {
-		ret = mount_reopen(r);
+		ret = mount_enter(r);
 		replay_count(r, &ev, ret ? ret : replay_event(r, &ev));
 		if (event_queue_idle(r->queue))
-			mount_close(r);
+			mount_leave(r);
 	}
 	replay_writer_close_all(r);
-	mount_close(r);
+	mount_leave(r);
 	return NULL;
 }
 

@@ -48,7 +48,7 @@ struct replay {
 	struct fs *fs;
 	struct event_queue *queue;
 	char *mountpoint;
-	int mnt_fd;			/* mount root, open while busy */
+	bool in_mount;			/* cwd is the mount root (busy) */
 	dev_t mnt_dev;			/* the mount's st_dev */
 	_Atomic pid_t tid;		/* the replayer thread */
 	pthread_t thread;

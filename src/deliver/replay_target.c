@@ -8,7 +8,8 @@
  * nodeid & 0xffffffff, generation] (fs/fuse/inode.c, fuse_encode_fh), so
  * open_by_handle_at() on the mount gives the replayer the very directory
  * the client knows. It needs export support in the passthrough and
- * CAP_DAC_READ_SEARCH.
+ * CAP_DAC_READ_SEARCH. The replayer's working directory is the mount
+ * root while it replays (replay.c), so AT_FDCWD names the mount.
  *
  * An event about an object the client holds no reference to is of no use
  * to any watcher on the mount (a watch pins its inode), so such events
@@ -50,7 +51,7 @@ int replay_node_open(struct replay *r, const struct replay_node *n,
 	int fd;
 
 	if (n->id == FUSE_ROOT_ID) {
-		fd = openat(r->mnt_fd, ".", flags | O_CLOEXEC);
+		fd = openat(AT_FDCWD, ".", flags | O_CLOEXEC);
 		return fd < 0 ? -errno : fd;
 	}
 	h.fh.handle_bytes = sizeof(h.words);
@@ -58,7 +59,7 @@ int replay_node_open(struct replay *r, const struct replay_node *n,
 	h.words[0] = (uint32_t)(n->id >> 32);
 	h.words[1] = (uint32_t)n->id;
 	h.words[2] = n->gen;
-	fd = open_by_handle_at(r->mnt_fd, &h.fh, flags | O_CLOEXEC);
+	fd = open_by_handle_at(AT_FDCWD, &h.fh, flags | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
 

@@ -132,7 +132,8 @@ int e2e_ops_apply(const char *root, const char *base, const struct e2e_op *ops)
 	int dir, err = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", root, base ? base : "");
-	dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* O_PATH: a real open would give the base's watchers OPEN|ISDIR. */
+	dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0) {
 		fprintf(stderr, "e2e: open %s: %s\n", path, strerror(errno));
 		return -errno;

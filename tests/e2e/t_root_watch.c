@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A watcher of the mount root, asking for every event (OPEN and
+ * CLOSE_NOWRITE included), gets exactly the events native inotify gives
+ * for remote changes in the root: the replayer's own way into the mount
+ * must not show. It once opened the root for every replay, which gave
+ * such a watcher OPEN|ISDIR and CLOSE_NOWRITE|ISDIR around each event.
+ * The remote actor reaches BACKING by O_PATH, so that in native mode
+ * (MNT = BACKING) it adds no OPEN|ISDIR of its own.
+ */
+#include <sys/inotify.h>
+
+#include "../lib/e2e.h"
+
+CHECK_MAIN_DEFS;
+
+struct rw_step {
+	const char *check;
+	struct e2e_op ops[4];
+	const char *want[8];
+};
+
+static const struct rw_step rw_steps[] = {
+	{ "rootwatch/create", { OP_MKNOD("rw-f"), OP_END },
+	  { "CREATE rw-f" } },
+	{ "rootwatch/mkdir", { OP_MKDIR("rw-d"), OP_END },
+	  { "CREATE|ISDIR rw-d" } },
+	{ "rootwatch/rename", { OP_RENAME("rw-f", "rw-g"), OP_END },
+	  { "MOVED_FROM rw-f", "MOVED_TO rw-g" } },
+	{ "rootwatch/write", { OP_WRITE("rw-g", "x"), OP_END },
+	  { "OPEN rw-g", "MODIFY rw-g", "CLOSE_WRITE rw-g" } },
+	{ "rootwatch/unlink", { OP_UNLINK("rw-g"), OP_END },
+	  { "DELETE rw-g" } },
+	{ "rootwatch/rmdir", { OP_RMDIR("rw-d"), OP_END },
+	  { "DELETE|ISDIR rw-d" } },
+	{ "rootwatch/burst", { OP_MKNOD("rw-1"), OP_MKNOD("rw-2"),
+			       OP_UNLINK("rw-1"), OP_END },
+	  { "CREATE rw-1", "CREATE rw-2", "DELETE rw-1" } },
+};
+
+#define RW_COUNT (int)(sizeof(rw_steps) / sizeof(rw_steps[0]))
+
+int main(void)
+{
+	struct e2e_reader *r;
+	int i;
+
+	e2e_mount(NULL);
+	e2e_sync();
+	r = e2e_inotify_new();
+	if (!r || e2e_inotify_watch(r, NULL, e2e_mnt(), IN_ALL_EVENTS)) {
+		e2e_fail("rootwatch/watch", "inotify watch on MNT failed");
+		return check_exit();
+	}
+	for (i = 0; i < RW_COUNT; i++) {
+		if (e2e_remote("", rw_steps[i].ops))
+			e2e_fail(rw_steps[i].check, "remote actor failed");
+		else
+			e2e_expect(r, ".", rw_steps[i].check,
+				   rw_steps[i].want);
+	}
+	e2e_reader_free(r);
+	return check_exit();
+}
