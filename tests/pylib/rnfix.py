@@ -1,0 +1,278 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""
+The fixture shared by the stress and security suites (tests/stress,
+tests/security): checks that print "PASS name" / "FAIL name: why", a
+temporary export served by rnotifyfs, and an inotify reader.
+
+A Mount owns /tmp/rnotify-PREFIX.XXXXXX/{backing,mnt} and the server it
+started; Mount.close() (also run at exit and on SIGINT/SIGTERM) stops the
+server, unmounts whatever is left and removes the tree. Every wait is a
+poll of a condition with a bound, never a bare sleep.
+"""
+import atexit
+import ctypes
+import errno
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+IN_MODIFY = 0x2
+IN_ATTRIB = 0x4
+IN_CLOSE_WRITE = 0x8
+IN_MOVED_FROM = 0x40
+IN_MOVED_TO = 0x80
+IN_CREATE = 0x100
+IN_DELETE = 0x200
+IN_DELETE_SELF = 0x400
+IN_MOVE_SELF = 0x800
+IN_Q_OVERFLOW = 0x4000
+IN_IGNORED = 0x8000
+IN_ISDIR = 0x40000000
+IN_ALL_EVENTS = 0xfff
+IN_OPEN = 0x20
+IN_ACCESS = 0x1
+IN_CLOSE_NOWRITE = 0x10
+# What a typical watcher asks for: everything but read-side noise.
+MASK_DEFAULT = IN_ALL_EVENTS & ~(IN_OPEN | IN_ACCESS | IN_CLOSE_NOWRITE)
+
+_NAMES = [(IN_ACCESS, "ACCESS"), (IN_MODIFY, "MODIFY"),
+          (IN_ATTRIB, "ATTRIB"), (IN_CLOSE_WRITE, "CLOSE_WRITE"),
+          (IN_CLOSE_NOWRITE, "CLOSE_NOWRITE"), (IN_OPEN, "OPEN"),
+          (IN_MOVED_FROM, "MOVED_FROM"), (IN_MOVED_TO, "MOVED_TO"),
+          (IN_CREATE, "CREATE"), (IN_DELETE, "DELETE"),
+          (IN_DELETE_SELF, "DELETE_SELF"), (IN_MOVE_SELF, "MOVE_SELF"),
+          (IN_Q_OVERFLOW, "Q_OVERFLOW"), (IN_IGNORED, "IGNORED"),
+          (IN_ISDIR, "ISDIR")]
+
+
+def mask_str(mask):
+    return "|".join(n for b, n in _NAMES if mask & b) or hex(mask)
+
+
+class Checks:
+    """Counts and prints check lines."""
+
+    def __init__(self, prefix):
+        self.prefix = prefix
+        self.passed = 0
+        self.failed = 0
+
+    def ok(self, name, cond, why=""):
+        full = f"{self.prefix}/{name}"
+        if cond:
+            print(f"PASS {full}", flush=True)
+            self.passed += 1
+        else:
+            print(f"FAIL {full}: {why}", flush=True)
+            self.failed += 1
+        return cond
+
+    def info(self, text):
+        print(f"INFO {self.prefix}: {text}", flush=True)
+
+    def exit(self):
+        sys.exit(1 if self.failed else 0)
+
+
+def wait_until(cond, timeout, step=0.01):
+    """Polls cond() until it is true or timeout seconds passed."""
+    end = time.monotonic() + timeout
+    while True:
+        if cond():
+            return True
+        if time.monotonic() >= end:
+            return False
+        time.sleep(step)
+
+
+_libc = ctypes.CDLL("libc.so.6", use_errno=True)
+_libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p,
+                                    ctypes.c_uint32]
+
+
+class Inotify:
+    """One inotify fd; events come out as (path, mask, cookie, name, wd)."""
+
+    def __init__(self):
+        self.fd = _libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+        if self.fd < 0:
+            raise OSError(ctypes.get_errno(), "inotify_init1")
+        self.paths = {}
+        self.buf = b""
+
+    def add(self, path, mask=MASK_DEFAULT):
+        """Returns the wd, or -errno."""
+        p = path if isinstance(path, bytes) else os.fsencode(path)
+        wd = _libc.inotify_add_watch(self.fd, p, mask)
+        if wd < 0:
+            return -ctypes.get_errno()
+        self.paths[wd] = p
+        return wd
+
+    def read(self, timeout):
+        """Every event available within timeout seconds (maybe none)."""
+        import select
+        r, _, _ = select.select([self.fd], [], [], timeout)
+        if not r:
+            return []
+        try:
+            data = os.read(self.fd, 1 << 20)
+        except BlockingIOError:
+            return []
+        out = []
+        off = 0
+        while off < len(data):
+            wd, mask, cookie, ln = struct.unpack_from("iIII", data, off)
+            name = data[off + 16:off + 16 + ln].rstrip(b"\0")
+            off += 16 + ln
+            out.append((self.paths.get(wd, b"?"), mask, cookie, name, wd))
+            if mask & IN_IGNORED:
+                self.paths.pop(wd, None)
+        return out
+
+    def wait_for(self, pred, timeout, seen=None):
+        """Reads until pred(event) holds; earlier events go to seen."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            for ev in self.read(max(0.0, end - time.monotonic())):
+                if pred(ev):
+                    return True
+                if seen is not None:
+                    seen.append(ev)
+        return False
+
+    def close(self):
+        os.close(self.fd)
+
+
+def is_mounted(path):
+    try:
+        with open("/proc/self/mountinfo", "rb") as f:
+            return any(line.split()[4] == os.fsencode(path) for line in f)
+    except OSError:
+        return False
+
+
+def unmount(path):
+    if not is_mounted(path):
+        return True
+    subprocess.run(["fusermount3", "-u", path], stderr=subprocess.DEVNULL)
+    if is_mounted(path):
+        subprocess.run(["umount", "-l", path], stderr=subprocess.DEVNULL)
+    return not is_mounted(path)
+
+
+_live = []
+_owner = os.getpid()
+
+
+def _cleanup_all():
+    # A forked writer inherits the handlers, not the job.
+    if os.getpid() != _owner:
+        os._exit(1)
+    for m in list(_live):
+        m.close()
+
+
+def _on_signal(signo, frame):
+    _cleanup_all()
+    sys.exit(128 + signo)
+
+
+atexit.register(_cleanup_all)
+signal.signal(signal.SIGTERM, _on_signal)
+signal.signal(signal.SIGINT, _on_signal)
+
+
+class Mount:
+    """A temporary export and the rnotifyfs server that serves it."""
+
+    def __init__(self, server, prefix, opts=None, preexec=None):
+        self.server = server
+        self.opts = opts
+        self.preexec = preexec
+        self.tmp = tempfile.mkdtemp(prefix=f"rnotify-{prefix}.", dir="/tmp")
+        os.chmod(self.tmp, 0o755)
+        self.back = os.path.join(self.tmp, "backing")
+        self.mnt = os.path.join(self.tmp, "mnt")
+        self.log = os.path.join(self.tmp, "server.log")
+        os.mkdir(self.back)
+        os.mkdir(self.mnt)
+        self.proc = None
+        self.seq = 0
+        _live.append(self)
+
+    def start(self, timeout=10):
+        """Starts the server; True once a remote change reaches MNT."""
+        argv = [self.server, "-f"]
+        if self.opts:
+            argv += ["-o", self.opts]
+        argv += [self.back, self.mnt]
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(argv, stdout=log, stderr=log,
+                                         preexec_fn=self.preexec)
+        if not wait_until(lambda: is_mounted(self.mnt)
+                          or self.proc.poll() is not None, timeout):
+            return False
+        return is_mounted(self.mnt) and self.sync(timeout)
+
+    def sync(self, timeout=10):
+        """A remote create in BACKING reaches a watcher on MNT."""
+        ino = Inotify()
+        try:
+            if ino.add(self.mnt, IN_CREATE) < 0:
+                return False
+            self.seq += 1
+            name = f".sync{self.seq}".encode()
+            os.mknod(os.path.join(os.fsencode(self.back), name))
+            ok = ino.wait_for(lambda e: e[2:4] == (0, name)
+                              and e[1] & IN_CREATE, timeout)
+            os.unlink(os.path.join(os.fsencode(self.back), name))
+            return ok
+        finally:
+            ino.close()
+
+    def bpath(self, rel):
+        return os.path.join(self.back, rel)
+
+    def mpath(self, rel):
+        return os.path.join(self.mnt, rel)
+
+    def server_log(self):
+        try:
+            with open(self.log, "rb") as f:
+                return f.read().decode(errors="replace")
+        except OSError:
+            return ""
+
+    def stop(self, timeout=5):
+        """SIGTERM; True if the server exited 0 within timeout."""
+        if not self.proc or self.proc.poll() is not None:
+            return self.proc is not None and self.proc.returncode == 0
+        self.proc.terminate()
+        try:
+            return self.proc.wait(timeout) == 0
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            return False
+
+    def close(self):
+        if self not in _live:
+            return
+        _live.remove(self)
+        self.stop()
+        unmount(self.mnt)
+        if os.environ.get("RNOTIFY_KEEP"):	# for a post-mortem
+            print(f"INFO kept {self.tmp}", flush=True)
+        else:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def errname(e):
+    return errno.errorcode.get(e, str(e))
