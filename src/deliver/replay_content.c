@@ -2,9 +2,11 @@
 /*
  * Replays of changes to an object: MODIFY, ATTRIB, CLOSE_WRITE.
  *
- * Each one first drops the client's cached attributes and pages for the
- * object (coherence: a reader woken by the event must see the new state),
- * then makes the kernel generate the event itself:
+ * Each one drops the client's cached attributes and pages for the object
+ * before the syscall that makes the event (coherence: a reader woken by
+ * the event must see the new state), and after any open the replay needs
+ * (which would otherwise fetch the attributes just dropped); the kernel
+ * then generates the event itself:
  *   MODIFY       a 1-byte write that the passthrough swallows, on a file
  *                opened with direct_io (a same-size truncate when the file
  *                is empty), through a file kept open until CLOSE_WRITE, so
@@ -30,6 +32,17 @@ struct target {
 	const char *name;	/* name in dfd, or "" for dfd itself */
 };
 
+/* Is the node the client shows as (dir, name) the event's object? */
+static bool target_shown(struct replay *r, const struct replay_node *dir,
+			 const struct rn_event *ev, struct replay_node *n)
+{
+	struct rn_id id;
+
+	return replay_shown_node(r, dir->id, ev->name, n) &&
+	       (!rn_id_known(&ev->obj) ||
+		(fs_id_of(r->fs, n->id, &id) && id.ino == ev->obj.ino));
+}
+
 static bool target_from_name(struct replay *r, const struct rn_event *ev,
 			     struct target *t)
 {
@@ -41,10 +54,13 @@ static bool target_from_name(struct replay *r, const struct rn_event *ev,
 	t->dfd = replay_node_open(r, &dir, O_PATH | O_DIRECTORY);
 	if (t->dfd < 0)
 		return false;
-	/* The lookup makes the client know the object if it did not yet. */
-	if (fstatat(t->dfd, ev->name, &st, AT_SYMLINK_NOFOLLOW) ||
-	    !replay_shown_node(r, dir.id, ev->name, &t->node) ||
-	    (rn_id_known(&ev->obj) && st.st_ino != ev->obj.ino)) {
+	/*
+	 * A name already shown needs no request; else a lookup makes the
+	 * client know the object.
+	 */
+	if (!target_shown(r, &dir, ev, &t->node) &&
+	    (fstatat(t->dfd, ev->name, &st, AT_SYMLINK_NOFOLLOW) ||
+	     !target_shown(r, &dir, ev, &t->node))) {
 		close(t->dfd);
 		return false;
 	}
@@ -64,10 +80,14 @@ static bool target_open(struct replay *r, const struct rn_event *ev,
 	return t->dfd >= 0;
 }
 
-static int target_stat(const struct target *t, struct stat *st)
+/*
+ * The target's attributes from the backing store: asking through the mount
+ * would cost a GETATTR, as the client's copy was just invalidated.
+ */
+static int target_stat(struct replay *r, const struct target *t,
+		       struct stat *st)
 {
-	return fstatat(t->dfd, t->name, st,
-		       AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH) ? -errno : 0;
+	return fs_node_stat(r->fs, t->node.id, st);
 }
 
 static int target_open_write(struct replay *r, const struct target *t)
@@ -94,7 +114,7 @@ static int writer_get(struct replay *r, const struct target *t)
 
 	if (fd >= 0)
 		return fd;
-	if (target_stat(t, &st) || !S_ISREG(st.st_mode))
+	if (target_stat(r, t, &st) || !S_ISREG(st.st_mode))
 		return -EINVAL;
 	e.node = t->node.id;
 	replay_expect_set(r, &e);
@@ -107,10 +127,10 @@ static int modify_through(struct replay *r, int fd, uint64_t node)
 {
 	struct replay_expect e = { .node = node };
 	struct stat st;
-	int ret;
+	int ret = fs_node_stat(r->fs, node, &st);
 
-	if (fstat(fd, &st))
-		return -errno;
+	if (ret)
+		return ret;
 	e.op = st.st_size ? FS_GATE_WRITE : FS_GATE_SETATTR;
 	replay_expect_set(r, &e);
 	if (st.st_size)
@@ -124,25 +144,29 @@ static int modify_through(struct replay *r, int fd, uint64_t node)
 int replay_modify(struct replay *r, const struct rn_event *ev)
 {
 	struct target t;
+	bool merged;
 	int fd, ret;
 
 	if (!target_open(r, ev, &t))
 		return 0;
-	fs_inval_inode(r->fs, t.node.id);
 	/*
 	 * inotify merges identical consecutive events; the host's MODIFYs
 	 * of one write burst (truncate, then writes) reach us as one or
 	 * several depending on when they were read. Merge them here, so
 	 * that a burst shows one MODIFY as it natively would.
 	 */
-	if (r->last_modified == t.node.id &&
-	    replay_writer_find(r, t.node.id) >= 0) {
-		close(t.dfd);
-		return 0;
-	}
-	fd = writer_get(r, &t);
-	ret = fd < 0 ? fd : modify_through(r, fd, t.node.id);
+	merged = r->last_modified == t.node.id &&
+		 replay_writer_find(r, t.node.id) >= 0;
+	fd = merged ? 0 : writer_get(r, &t);
 	close(t.dfd);
+	/*
+	 * After the open (which would otherwise need a GETATTR), before the
+	 * write that makes the event.
+	 */
+	fs_inval_inode(r->fs, t.node.id);
+	if (merged)
+		return 0;
+	ret = fd < 0 ? fd : modify_through(r, fd, t.node.id);
 	if (ret > 0)
 		r->last_modified = t.node.id;
 	return ret;
@@ -155,7 +179,7 @@ static int attrib_through(struct replay *r, const struct target *t)
 	char path[32];
 	int ret;
 
-	ret = target_stat(t, &st);
+	ret = target_stat(r, t, &st);
 	if (ret)
 		return ret;
 	e.node = t->node.id;
@@ -194,9 +218,10 @@ int replay_close_write(struct replay *r, const struct rn_event *ev)
 
 	if (!target_open(r, ev, &t))
 		return 0;
-	fs_inval_inode(r->fs, t.node.id);
 	fd = writer_get(r, &t);
 	close(t.dfd);
+	/* After the open, as for MODIFY; before the close, the event. */
+	fs_inval_inode(r->fs, t.node.id);
 	if (fd < 0)
 		return fd;
 	replay_writer_close(r, t.node.id);

@@ -60,7 +60,9 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	fi->fh = fd;
+	/* A replay's open writes nothing: its close needs no FLUSH. */
 	fi->direct_io = a.verdict == FS_GATE_OPEN_DIRECT;
+	fi->noflush = a.verdict == FS_GATE_OPEN_DIRECT;
 	if (fuse_reply_open(req, fi))
 		close(fd);
 }
