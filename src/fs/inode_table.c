@@ -19,18 +19,31 @@
  * while no real inode claims it; a real object with the same host id (the
  * inode number was reused) takes the index over from the ghost.
  *
+ * Fds. A real inode holds an O_PATH fd on its backing object, so that
+ * ops walk no paths. But the kernel may know more objects than the
+ * process may open (100,000 watched directories against a hard limit of
+ * 20,000 here): beyond t->max_fds open fds, the least recently used idle
+ * inodes (refs 0, on t->idle) have their fd closed and keep a file handle
+ * instead; fs_table_get() opens it again by handle. A user holding a
+ * reference thus always sees one fixed fd. An object that is gone from
+ * the backing store cannot be opened again: its inode gets fd -1 and
+ * answers like a ghost. Only objects on the export root's file system are
+ * closed, as their handles are decoded relative to it.
+ *
  * Locking. One mutex, t->lock, protects every index, the names-shown
- * index, and nlookup/refs/hashed/st/fh of every inode. It is held only for
- * in-memory work plus name_to_handle_at() on a new directory; no request
- * ever waits for the kernel or for another request while holding it.
- * nodeid, generation, id and fd never change after creation and are read
- * without it by anyone holding a reference.
+ * index, the idle list, and nlookup/refs/hashed/st/fh of every inode, and
+ * fd while refs is 0. It is held only for in-memory work plus
+ * name_to_handle_at(), open_by_handle_at() and close() of O_PATH fds; no
+ * request ever waits for the kernel or for another request while holding
+ * it. nodeid, generation and id never change after creation and are read
+ * without it, as is fd by anyone holding a reference.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <search.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "inode_table.h"
@@ -115,6 +128,62 @@ static struct fs_handle *handle_of(int fd)
 	return h;
 }
 
+/* Table lock held: gives an inode whose fd was closed its fd back. */
+static bool inode_reopen(struct fs_table *t, struct fs_inode *in)
+{
+	union {
+		struct file_handle fh;
+		char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} u;
+
+	if (in->fd >= 0)
+		return true;
+	if (!in->fh || !rn_id_known(&in->id))
+		return false;	/* a ghost */
+	u.fh.handle_bytes = in->fh->len;
+	u.fh.handle_type = in->fh->type;
+	memcpy(u.fh.f_handle, in->fh->bytes, in->fh->len);
+	in->fd = open_by_handle_at(t->mount_fd, &u.fh, O_PATH | O_CLOEXEC);
+	if (in->fd < 0)
+		return false;
+	t->nfds++;
+	return true;
+}
+
+/* Table lock held: closes an idle inode's fd, keeping a handle. */
+static void idle_close(struct fs_table *t, struct fs_inode *in)
+{
+	struct fs_inode *root = find_node(t, FS_TABLE_ROOT);
+
+	if (in->id.dev != root->id.dev)
+		return;
+	if (!in->fh)
+		in->fh = handle_of(in->fd);
+	if (!in->fh)
+		return;
+	close(in->fd);
+	in->fd = -1;
+	t->nfds--;
+}
+
+/*
+ * Table lock held: in has an fd and no users now. Puts it first on the
+ * idle list and closes the fds at its end while too many are open.
+ */
+static void idle_add(struct fs_table *t, struct fs_inode *in)
+{
+	struct fs_inode *old;
+
+	if (in->nodeid == FS_TABLE_ROOT || in->fd < 0 || t->mount_fd < 0)
+		return;
+	fs_list_add(&t->idle, &in->idle);
+	while (t->nfds > t->max_fds && !fs_list_empty(&t->idle)) {
+		old = fs_container_of(t->idle.prev, struct fs_inode, idle);
+		fs_list_del(&old->idle);
+		idle_close(t, old);
+	}
+}
+
 static void index_handle(struct fs_table *t, struct fs_inode *in)
 {
 	void **slot;
@@ -142,11 +211,14 @@ static struct fs_inode *inode_new(struct fs_table *t, int fd,
 	in->nlookup = 1;
 	fs_list_init(&in->names);
 	fs_list_init(&in->children);
+	fs_list_init(&in->idle);
 	if (!tsearch(in, &t->by_node, cmp_node)) {
 		free(in);
 		return NULL;
 	}
 	in->hashed = true;
+	if (fd >= 0 && in->nodeid != FS_TABLE_ROOT)
+		t->nfds++;
 	return in;
 }
 
@@ -160,6 +232,9 @@ static void inode_free(struct fs_inode *in)
 
 static void inode_unhash(struct fs_table *t, struct fs_inode *in)
 {
+	fs_list_del(&in->idle);
+	if (in->fd >= 0)
+		t->nfds--;	/* closed when freed, soon */
 	fs_names_forget_locked(t, in);
 	tdelete(in, &t->by_node, cmp_node);
 	if (in->id_indexed)
@@ -171,6 +246,16 @@ static void inode_unhash(struct fs_table *t, struct fs_inode *in)
 	in->hashed = false;
 }
 
+/* Half the fds this process may open; the rest for open files. */
+static unsigned long fds_for_inodes(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return 1UL << 20;
+	return rl.rlim_cur / 2 > 16 ? rl.rlim_cur / 2 : 16;
+}
+
 int fs_table_init(struct fs_table *t, int root_fd)
 {
 	struct fs_inode *root;
@@ -180,6 +265,10 @@ int fs_table_init(struct fs_table *t, int root_fd)
 	if (fstatat(root_fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
 		return -errno;
 	pthread_mutex_init(&t->lock, NULL);
+	fs_list_init(&t->idle);
+	t->max_fds = fds_for_inodes();
+	/* -1 (no fd is ever closed) if it cannot be opened. */
+	t->mount_fd = openat(root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	t->next_node = FS_TABLE_ROOT;
 	root = inode_new(t, root_fd, &st);
 	if (!root)
@@ -210,6 +299,8 @@ void fs_table_destroy(struct fs_table *t)
 	tdestroy(t->by_id, free_nothing);
 	tdestroy(t->by_handle, free_nothing);
 	tdestroy(t->by_node, free_node);
+	if (t->mount_fd >= 0)
+		close(t->mount_fd);
 	pthread_mutex_destroy(&t->lock);
 	memset(t, 0, sizeof(*t));
 }
@@ -220,8 +311,10 @@ struct fs_inode *fs_table_get(struct fs_table *t, uint64_t nodeid)
 
 	pthread_mutex_lock(&t->lock);
 	in = find_node(t, nodeid);
+	if (in && !in->refs++)
+		fs_list_del(&in->idle);
 	if (in)
-		in->refs++;
+		inode_reopen(t, in);
 	pthread_mutex_unlock(&t->lock);
 	return in;
 }
@@ -234,6 +327,8 @@ void fs_table_put(struct fs_table *t, struct fs_inode *in)
 		return;
 	pthread_mutex_lock(&t->lock);
 	dead = --in->refs == 0 && !in->hashed;
+	if (!in->refs && in->hashed)
+		idle_add(t, in);
 	pthread_mutex_unlock(&t->lock);
 	if (dead)
 		inode_free(in);
@@ -255,6 +350,8 @@ static struct fs_inode *learn_new(struct fs_table *t, int fd,
 	in->id_indexed = tsearch(in, &t->by_id, cmp_id) != NULL;
 	if (S_ISDIR(st->st_mode))
 		index_handle(t, in);
+	if (!in->refs)
+		idle_add(t, in);
 	return in;
 }
 
@@ -266,9 +363,14 @@ struct fs_inode *fs_table_learn(struct fs_table *t, int fd,
 
 	pthread_mutex_lock(&t->lock);
 	in = find_id(t, &id);
-	if (in && in->fd >= 0) {
+	/* A closed inode that cannot be opened again is gone: a ghost. */
+	if (in && inode_reopen(t, in)) {
 		in->nlookup++;
 		in->st = *st;
+		if (!in->refs) {
+			fs_list_del(&in->idle);
+			idle_add(t, in);
+		}
 		pthread_mutex_unlock(&t->lock);
 		close(fd);
 		return in;

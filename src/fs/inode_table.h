@@ -4,7 +4,8 @@
  * indexed by node id (the kernel's name), by host id (st_dev, st_ino; the
  * watcher's name) and, for directories, by host file handle (fanotify's
  * name, kept even after the directory is gone from the backing store).
- * See inode_table.c for the locking and lifetime rules.
+ * See inode_table.c for the locking and lifetime rules, and for how the
+ * fds of idle inodes are closed when there are too many.
  */
 #ifndef RNOTIFY_FS_INODE_TABLE_H
 #define RNOTIFY_FS_INODE_TABLE_H
@@ -22,7 +23,12 @@ struct fs_inode {
 	uint64_t nodeid;
 	uint32_t generation;
 	struct rn_id id;	/* {0, 0} for a ghost of its own */
-	int fd;			/* O_PATH|O_NOFOLLOW; -1 for a ghost */
+
+	/*
+	 * O_PATH|O_NOFOLLOW; -1 for a ghost or a gone object. Fixed while
+	 * refs > 0 (read without the lock then); may be closed while idle.
+	 */
+	int fd;
 
 	/* Everything below is protected by the table lock. */
 	uint64_t nlookup;	/* references the kernel holds */
@@ -31,7 +37,8 @@ struct fs_inode {
 	bool id_indexed;
 	bool fh_indexed;
 	struct stat st;		/* last known attributes */
-	struct fs_handle *fh;	/* directories only, else NULL */
+	struct fs_handle *fh;	/* directories, and idle inodes closed */
+	struct fs_list idle;	/* in the table's idle list: fd, no refs */
 	struct fs_list names;	/* names_shown entries naming this node */
 	struct fs_list children; /* names_shown entries in this directory */
 };
@@ -44,8 +51,13 @@ struct fs_table {
 	void *names;		/* see names_shown.c */
 	uint64_t next_node;
 	uint32_t next_gen;
+	struct fs_list idle;	/* inodes whose fd may be closed, LRU first */
+	unsigned long nfds;	/* inode fds open, the root's aside */
+	unsigned long max_fds;	/* beyond it, idle inodes' fds are closed */
+	int mount_fd;		/* backing root, for open_by_handle_at() */
 };
 
+/* Sets max_fds from the fd limit; tests may lower it afterwards. */
 int fs_table_init(struct fs_table *t, int root_fd);
 void fs_table_destroy(struct fs_table *t);
 

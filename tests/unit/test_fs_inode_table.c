@@ -257,6 +257,42 @@ static void test_name_check(void)
 	CHECK("name_dots_allowed", fs_name_check("..", true) == 0);
 }
 
+/*
+ * More known objects than fds allowed: idle inodes are closed, oldest
+ * first, and opened again by handle when used; a gone one is a ghost.
+ */
+static void test_fd_limit(struct fs_table *t)
+{
+	struct fs_inode *in[10], *got;
+	unsigned long saved = t->max_fds;
+	char name[8];
+	struct stat st;
+	int i;
+
+	t->max_fds = 3;
+	for (i = 0; i < 10; i++) {
+		snprintf(name, sizeof(name), "c%d", i);
+		make_file(name);
+		in[i] = learn(t, name);
+	}
+	CHECK("fds_bounded", t->nfds <= 3);
+	CHECK("fds_oldest_closed", in[0] && in[0]->fd == -1 && in[9] &&
+	      in[9]->fd >= 0);
+	got = in[0] ? fs_table_get(t, in[0]->nodeid) : NULL;
+	CHECK("fds_reopened_by_handle", got && got->fd >= 0 &&
+	      !fstatat(got->fd, "", &st, AT_EMPTY_PATH) &&
+	      st.st_ino == got->id.ino);
+	fs_table_put(t, got);
+	CHECK("fds_bounded_after_reuse", t->nfds <= 3);
+	got = learn(t, "c1");
+	CHECK("fds_learn_closed_same_node", got && got == in[1]);
+	unlinkat(root_fd, "c2", 0);
+	got = in[2] ? fs_table_get(t, in[2]->nodeid) : NULL;
+	CHECK("fds_gone_object_has_no_fd", got && got->fd == -1);
+	fs_table_put(t, got);
+	t->max_fds = saved;
+}
+
 int main(void)
 {
 	struct fs_table t;
@@ -273,6 +309,7 @@ int main(void)
 	test_ghosts(&t);
 	test_dir_handles(&t);
 	test_names(&t);
+	test_fd_limit(&t);
 	test_name_check();
 	fs_table_destroy(&t);
 	close(root_fd);
