@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Attribute ops: getattr, setattr, statfs. Attributes always come fresh
- * from the backing store (and are remembered in the inode as its last
- * known stat), except for a ghost, which has only its remembered ones.
+ * from the backing store, except for a ghost, which has only those it
+ * was born with.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,23 +12,11 @@
 
 #include "fs_internal.h"
 
-static int attr_fresh(struct fs *fs, struct fs_inode *in, struct stat *st)
-{
-	if (in->fd < 0) {
-		fs_table_get_stat(&fs->table, in, st);
-		return 0;
-	}
-	if (fs_stat_fd(in->fd, st))
-		return -errno;
-	fs_table_set_stat(&fs->table, in, st);
-	return 0;
-}
-
 static void reply_attr(fuse_req_t req, struct fs_inode *in)
 {
 	struct fs *fs = fs_of(req);
 	struct stat st;
-	int err = in ? attr_fresh(fs, in, &st) : -ESTALE;
+	int err = in ? fs_table_stat(in, &st) : -ESTALE;
 
 	if (err)
 		fuse_reply_err(req, -err);

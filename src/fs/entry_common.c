@@ -78,8 +78,7 @@ void fs_own_new(fuse_req_t req, struct fs_inode *dir, const char *name)
 
 	if (geteuid() != 0 || (ctx->uid == 0 && ctx->gid == 0))
 		return;
-	fs_table_get_stat(&fs->table, dir, &dst);
-	if (dst.st_mode & S_ISGID)
+	if (!fs_table_stat(dir, &dst) && (dst.st_mode & S_ISGID))
 		gid = (gid_t)-1;
 	if (fchownat(dir->fd, name, ctx->uid, gid, AT_SYMLINK_NOFOLLOW) &&
 	    fs->debug)

@@ -190,7 +190,6 @@ static int link_node(struct fs *fs, struct fs_inode *in,
 		return err;
 	if (fs_stat_fd(in->fd, st))
 		return -errno;
-	fs_table_set_stat(&fs->table, in, st);
 	return fs_table_lookup_again(&fs->table, in) ? 0 : -ESTALE;
 }
 
@@ -199,7 +198,6 @@ static int link_shown(struct fs *fs, struct fs_inode *in, struct stat *st)
 {
 	if (in->fd < 0 || fs_stat_fd(in->fd, st))
 		return -ESTALE;
-	fs_table_set_stat(&fs->table, in, st);
 	return fs_table_lookup_again(&fs->table, in) ? 0 : -ESTALE;
 }
 

@@ -55,22 +55,24 @@ void fs_answer_create(fuse_req_t req, struct fs_inode *dir, const char *name,
 	fs_reply_entry(req, dir, name, child, &st);
 }
 
-/* The node last shown as (dir, name), with a new kernel reference. */
+/*
+ * The node last shown as (dir, name), with a new kernel reference and a
+ * reference for the caller (to put).
+ */
 static struct fs_inode *answer_shown(struct fs *fs, struct fs_inode *dir,
 				     const char *name)
 {
 	struct fs_inode *child;
 	uint64_t node;
-	bool ok;
 
 	if (!fs_names_find(&fs->table, dir->nodeid, name, &node))
 		return NULL;
 	child = fs_table_get(&fs->table, node);
-	if (!child)
+	if (child && !fs_table_lookup_again(&fs->table, child)) {
+		fs_table_put(&fs->table, child);
 		return NULL;
-	ok = fs_table_lookup_again(&fs->table, child);
-	fs_table_put(&fs->table, child);
-	return ok ? child : NULL;
+	}
+	return child;
 }
 
 void fs_answer_lookup(fuse_req_t req, struct fs_inode *dir, const char *name,
@@ -84,6 +86,9 @@ void fs_answer_lookup(fuse_req_t req, struct fs_inode *dir, const char *name,
 		fs_answer_create(req, dir, name, want);
 		return;
 	}
-	fs_table_get_stat(&fs->table, child, &st);
+	/* Its attributes, or, if it is gone, those the replay gave. */
+	if (fs_table_stat(child, &st))
+		st = *want;
 	fs_reply_entry(req, dir, name, child, &st);
+	fs_table_put(&fs->table, child);
 }

@@ -22,7 +22,9 @@ struct fs_inode {
 	/* Fixed for the inode's life: read without the lock. */
 	uint64_t nodeid;
 	uint32_t generation;
+	mode_t type;		/* S_IFMT bits of st_mode */
 	struct rn_id id;	/* {0, 0} for a ghost of its own */
+	struct stat *ghost_st;	/* a ghost's attributes, else NULL */
 
 	/*
 	 * O_PATH|O_NOFOLLOW; -1 for a ghost or a gone object. Fixed while
@@ -36,7 +38,6 @@ struct fs_inode {
 	bool hashed;		/* reachable through the indexes */
 	bool id_indexed;
 	bool fh_indexed;
-	struct stat st;		/* last known attributes */
 	struct fs_handle *fh;	/* directories, and idle inodes closed */
 	struct fs_list idle;	/* in the table's idle list: fd, no refs */
 	struct fs_list names;	/* names_shown entries naming this node */
@@ -82,10 +83,11 @@ bool fs_table_lookup_again(struct fs_table *t, struct fs_inode *in);
 /* The kernel drops n references; the root is never dropped. */
 void fs_table_forget(struct fs_table *t, uint64_t nodeid, uint64_t n);
 
-void fs_table_set_stat(struct fs_table *t, struct fs_inode *in,
-		       const struct stat *st);
-void fs_table_get_stat(struct fs_table *t, struct fs_inode *in,
-		       struct stat *st);
+/*
+ * The attributes of an inode the caller holds a reference to: fresh from
+ * the backing object, or a ghost's. 0, or -ESTALE if it is gone.
+ */
+int fs_table_stat(struct fs_inode *in, struct stat *st);
 
 bool fs_table_node_of(struct fs_table *t, const struct rn_id *id,
 		      uint64_t *nodeid, uint32_t *generation);

@@ -21,13 +21,11 @@ struct xattr_node {
 static int node_get(fuse_req_t req, fuse_ino_t ino, struct xattr_node *x)
 {
 	struct fs *fs = fs_of(req);
-	struct stat st;
 
 	x->in = fs_inode_get(fs, ino);
 	if (!x->in || x->in->fd < 0)
 		return -ESTALE;
-	fs_table_get_stat(&fs->table, x->in, &st);
-	if (S_ISLNK(st.st_mode))
+	if (S_ISLNK(x->in->type))
 		return -EOPNOTSUPP;
 	snprintf(x->path, sizeof(x->path), "/proc/self/fd/%d", x->in->fd);
 	return 0;

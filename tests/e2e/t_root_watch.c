@@ -33,9 +33,13 @@ static const struct rw_step rw_steps[] = {
 	  { "DELETE rw-g" } },
 	{ "rootwatch/rmdir", { OP_RMDIR("rw-d"), OP_END },
 	  { "DELETE|ISDIR rw-d" } },
+	/*
+	 * The host's fanotify queue may merge an unread CREATE and DELETE of
+	 * one name into one event: the burst ends with the name it deletes.
+	 */
 	{ "rootwatch/burst", { OP_MKNOD("rw-1"), OP_MKNOD("rw-2"),
-			       OP_UNLINK("rw-1"), OP_END },
-	  { "CREATE rw-1", "CREATE rw-2", "DELETE rw-1" } },
+			       OP_UNLINK("rw-2"), OP_END },
+	  { "CREATE rw-1", "CREATE rw-2", "DELETE rw-2" } },
 };
 
 #define RW_COUNT (int)(sizeof(rw_steps) / sizeof(rw_steps[0]))
