@@ -167,6 +167,32 @@ def unmount(path):
     return not is_mounted(path)
 
 
+def abort_connection(mnt):
+    """Aborts the FUSE connection of mnt through fusectl (a last resort
+    for a mount whose server cannot answer any more); says what it did."""
+    conn = "/sys/fs/fuse/connections"
+    dev = None
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            p = line.split()
+            if p[4] == mnt:
+                dev = p[2].split(":")[1]
+    if dev is None:
+        return "not mounted"
+    mounted_here = not os.listdir(conn)
+    if mounted_here:
+        subprocess.run(["mount", "-t", "fusectl", "none", conn])
+    try:
+        with open(f"{conn}/{dev}/abort", "w") as f:
+            f.write("1")
+        what = f"wrote 1 to {conn}/{dev}/abort"
+    except OSError as e:
+        what = f"{conn}/{dev}/abort: {e.strerror}"
+    if mounted_here:
+        subprocess.run(["umount", conn])
+    return what
+
+
 _live = []
 _owner = os.getpid()
 
