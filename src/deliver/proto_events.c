@@ -52,12 +52,26 @@ static uint32_t isdir_bit(const struct rn_event *ev)
 	return ev->isdir ? FUSE_FSNOTIFY_ISDIR : 0;
 }
 
-/* The kernel drops (dir, name) and rereads dir's attributes. */
+/*
+ * The kernel drops (dir, name) if it holds it, and rereads dir's
+ * attributes. A name it was never shown needs nothing: a failed lookup
+ * is answered with an error, which the kernel never caches.
+ */
+static void entry_dropped(struct proto_send *s, const struct proto_node *dir,
+			  const char *name)
+{
+	uint64_t node;
+
+	if (fs_name_shown(s->cfg.fs, dir->id, name, &node)) {
+		fs_inval_entry(s->cfg.fs, dir->id, name);
+		fs_name_forget(s->cfg.fs, dir->id, name);
+	}
+}
+
 static void entry_changed(struct proto_send *s, const struct proto_node *dir,
 			  const char *name)
 {
-	fs_inval_entry(s->cfg.fs, dir->id, name);
-	fs_name_forget(s->cfg.fs, dir->id, name);
+	entry_dropped(s, dir, name);
 	fs_inval_inode(s->cfg.fs, dir->id);
 }
 
@@ -125,7 +139,9 @@ static int deliver_move(struct proto_send *s, const struct rn_event *ev)
 
 	if (has_from)
 		entry_changed(s, &from, ev->name);
-	if (has_to)
+	if (has_to && has_from && to.id == from.id)
+		entry_dropped(s, &to, ev->name2);
+	else if (has_to)
 		entry_changed(s, &to, ev->name2);
 	if (has_from)
 		ret = send_event(s, &from, FUSE_FSNOTIFY_MOVED_FROM |

@@ -9,17 +9,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/fanotify.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../lib/check.h"
+#include "vmserver.h"
 #include "vmwatch.h"
 
 CHECK_MAIN_DEFS;
@@ -31,51 +29,6 @@ CHECK_MAIN_DEFS;
 
 static pid_t server;
 static int in_dir;
-
-/* Polls a condition the test cannot be told about, with a deadline. */
-static bool mounted(void)
-{
-	struct timespec tick = { 0, 10 * 1000 * 1000 };
-	struct stat mnt, parent;
-	int i;
-
-	for (i = 0; i < 500; i++) {
-		if (!stat(M, &mnt) && !stat("/mnt", &parent) &&
-		    mnt.st_dev != parent.st_dev)
-			return true;
-		if (waitpid(server, NULL, WNOHANG) == server)
-			return false;
-		nanosleep(&tick, NULL);
-	}
-	return false;
-}
-
-static bool start_server(void)
-{
-	server = fork();
-	if (server == 0) {
-		execl("/bin/rnotifyfs", "rnotifyfs", "-f", "-o",
-		      "delivery=protocol", B, M, (char *)NULL);
-		_exit(127);
-	}
-	return server > 0 && mounted();
-}
-
-/* SIGTERM: the server stops delivery, unmounts and exits 0. */
-static bool stop_server(void)
-{
-	struct timespec tick = { 0, 10 * 1000 * 1000 };
-	int i, status;
-
-	kill(server, SIGTERM);
-	for (i = 0; i < 500; i++) {
-		if (waitpid(server, &status, WNOHANG) == server)
-			return WIFEXITED(status) && !WEXITSTATUS(status);
-		nanosleep(&tick, NULL);
-	}
-	kill(server, SIGKILL);
-	return false;
-}
 
 static bool put(const char *path, const char *text, int flags)
 {
@@ -205,10 +158,9 @@ static void test_fanotify_filesystem_mark(void)
 
 int main(void)
 {
-	mkdir(B, 0755);
-	mkdir(M, 0755);
-	CHECK("server: mounts with delivery=protocol", start_server());
-	if (!server || check_failures)
+	server = vm_server_start(B, M, "delivery=protocol");
+	CHECK("server: mounts with delivery=protocol", server > 0);
+	if (server <= 0)
 		return check_exit();
 	test_check_says_protocol();
 	in_dir = inotify_init1(IN_CLOEXEC);
@@ -220,6 +172,6 @@ int main(void)
 	test_local_once();
 	test_fanotify_filesystem_mark();
 	close(in_dir);
-	CHECK("server: SIGTERM: exits 0 and unmounts", stop_server());
+	CHECK("server: SIGTERM: exits 0 and unmounts", vm_server_stop(server));
 	return check_exit();
 }

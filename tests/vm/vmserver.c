@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vmserver.h"
+
+#define VM_SERVER_TICKS	500	/* of 10 ms */
+
+static void tick(void)
+{
+	struct timespec t = { 0, 10 * 1000 * 1000 };
+
+	nanosleep(&t, NULL);
+}
+
+/* Polled: nothing tells a test when a mount appears. */
+static bool wait_mounted(pid_t pid, const char *mnt)
+{
+	char parent[256];
+	struct stat m, p;
+	int i;
+
+	snprintf(parent, sizeof(parent), "%s", mnt);
+	dirname(parent);
+	for (i = 0; i < VM_SERVER_TICKS; i++) {
+		if (!stat(mnt, &m) && !stat(parent, &p) &&
+		    m.st_dev != p.st_dev)
+			return true;
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return false;
+		tick();
+	}
+	return false;
+}
+
+pid_t vm_server_start(const char *backing, const char *mnt,
+		      const char *opts)
+{
+	pid_t pid;
+
+	mkdir(backing, 0755);
+	mkdir(mnt, 0755);
+	pid = fork();
+	if (pid == 0) {
+		execl("/bin/rnotifyfs", "rnotifyfs", "-f", "-o", opts, backing,
+		      mnt, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0 && !wait_mounted(pid, mnt)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	return pid;
+}
+
+bool vm_server_stop(pid_t pid)
+{
+	int i, status;
+
+	kill(pid, SIGTERM);
+	for (i = 0; i < VM_SERVER_TICKS; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return WIFEXITED(status) && !WEXITSTATUS(status);
+		tick();
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return false;
+}

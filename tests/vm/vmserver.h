@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vmserver - run /bin/rnotifyfs (the real server, linked statically into
+ * the initramfs) in the foreground on a backing directory and a mount
+ * point of the VM, and stop it the way a user would.
+ */
+#ifndef VMSERVER_H
+#define VMSERVER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/*
+ * Starts rnotifyfs -f -o opts backing mnt and waits (bounded) until mnt
+ * is a different file system than its parent directory. Returns the
+ * server's pid, or -1 if it did not mount.
+ */
+pid_t vm_server_start(const char *backing, const char *mnt,
+		      const char *opts);
+
+/* SIGTERM; true if it exited 0 within the bound (it unmounts itself). */
+bool vm_server_stop(pid_t pid);
+
+#endif
