@@ -1,30 +1,66 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Ring buffer with one mutex and one condition variable.
+ * A byte ring of variable-size records, with one mutex and one condition
+ * variable.
  *
- * Invariants (under q->lock): 0 <= count <= capacity; events live in
- * slots head .. head + count - 1 (mod capacity). overflow_pending means
- * events were dropped since the consumer last saw an OVERFLOW event: the
- * next push that finds room first queues an RN_EV_OVERFLOW, so the
- * consumer learns of the loss in order.
+ * A struct rn_event is 568 bytes, almost all of it room for two names of
+ * NAME_MAX; a record holds the names at their length and the second
+ * directory only for a move (a create of "f12" takes 48 bytes), so the
+ * same memory holds ten times more events: a writer that outruns the
+ * replayer for a while loses nothing.
+ *
+ * Invariants (under q->lock): records live in buf[head .. head + used)
+ * (mod size), each a multiple of 8 bytes; a record of size 0 (a wrap
+ * mark) says the next one starts at 0, and the bytes it skips count as
+ * used. count is the number of events held. overflow_pending means events
+ * were dropped since the consumer last saw an OVERFLOW event: the next
+ * push that finds room first queues an RN_EV_OVERFLOW, so the consumer
+ * learns of the loss in order; room for that marker is always kept.
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "event_queue.h"
 
+struct queue_record {
+	uint16_t size;		/* bytes, a multiple of 8; 0: wrap mark */
+	uint8_t kind;
+	uint8_t isdir;
+	uint8_t len;		/* of name (NAME_MAX is 255) */
+	uint8_t len2;		/* of name2 */
+	struct rn_id obj;
+	struct rn_id dir;
+	/* [dir2 if a move] name NUL [name2 NUL if a move] */
+	unsigned char tail[];
+};
+
+#define RECORD_ALIGN 8
+#define OVERFLOW_SIZE record_size(RN_EV_OVERFLOW, 0, 0)
+
 struct event_queue {
 	pthread_mutex_t lock;
 	pthread_cond_t nonempty;
-	struct rn_event *slots;
-	size_t capacity;
+	unsigned char *buf;
+	size_t size;
 	size_t head;
+	size_t used;
 	size_t count;
 	size_t dropped;
 	bool overflow_pending;
 	bool closed;
 };
+
+static size_t record_size(enum rn_event_kind kind, size_t len, size_t len2)
+{
+	size_t n = sizeof(struct queue_record) + len + 1;
+
+	if (kind == RN_EV_MOVE)
+		n += sizeof(struct rn_id) + len2 + 1;
+
+	return (n + RECORD_ALIGN - 1) & ~(size_t)(RECORD_ALIGN - 1);
+}
 
 struct event_queue *event_queue_new(size_t capacity)
 {
@@ -32,13 +68,13 @@ struct event_queue *event_queue_new(size_t capacity)
 
 	if (!q)
 		return NULL;
-	q->slots = calloc(capacity, sizeof(*q->slots));
-	if (!q->slots || capacity < 2) {
-		free(q->slots);
+	/* Room for capacity - 1 events of the largest size, and the mark. */
+	q->size = capacity * record_size(RN_EV_MOVE, NAME_MAX, NAME_MAX);
+	q->buf = capacity < 2 ? NULL : calloc(1, q->size);
+	if (!q->buf) {
 		free(q);
 		return NULL;
 	}
-	q->capacity = capacity;
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->nonempty, NULL);
 	return q;
@@ -50,30 +86,89 @@ void event_queue_free(struct event_queue *q)
 		return;
 	pthread_mutex_destroy(&q->lock);
 	pthread_cond_destroy(&q->nonempty);
-	free(q->slots);
+	free(q->buf);
 	free(q);
 }
 
-static void queue_append(struct event_queue *q, const struct rn_event *ev)
+static struct queue_record *record_at(struct event_queue *q, size_t off)
 {
-	q->slots[(q->head + q->count) % q->capacity] = *ev;
+	return (struct queue_record *)(q->buf + off);
+}
+
+/*
+ * Where n contiguous bytes can be appended, or -1; *skip gets the bytes
+ * a wrap mark at the tail would skip.
+ */
+static long room_for(struct event_queue *q, size_t n, size_t *skip)
+{
+	size_t tail = (q->head + q->used) % q->size;
+
+	*skip = 0;
+	if (q->used + n > q->size)
+		return -1;
+	if (tail < q->head)
+		return tail + n <= q->head ? (long)tail : -1;
+	if (tail + n <= q->size)
+		return tail;
+	*skip = q->size - tail;
+	return n <= q->head && q->used + *skip + n <= q->size ? 0 : -1;
+}
+
+static size_t event_size(const struct rn_event *ev)
+{
+	return record_size(ev->kind, strlen(ev->name), strlen(ev->name2));
+}
+
+static void record_append(struct event_queue *q, const struct rn_event *ev)
+{
+	size_t len = strlen(ev->name), len2 = strlen(ev->name2);
+	size_t n = event_size(ev), skip;
+	long at = room_for(q, n, &skip);
+	unsigned char *p;
+	struct queue_record *r;
+
+	if (skip)
+		record_at(q, q->size - skip)->size = 0;
+	r = record_at(q, at);
+	r->size = n;
+	r->kind = ev->kind;
+	r->isdir = ev->isdir;
+	r->len = len;
+	r->len2 = len2;
+	r->obj = ev->obj;
+	r->dir = ev->dir;
+	p = r->tail;
+	if (ev->kind == RN_EV_MOVE) {
+		memcpy(p, &ev->dir2, sizeof(ev->dir2));
+		p += sizeof(ev->dir2);
+	}
+	memcpy(p, ev->name, len + 1);
+	if (ev->kind == RN_EV_MOVE)
+		memcpy(p + len + 1, ev->name2, len2 + 1);
+	q->used += skip + n;
 	q->count++;
+}
+
+/* Room for ev, for the OVERFLOW mark owed before it, and one more mark. */
+static bool fits(struct event_queue *q, const struct rn_event *ev)
+{
+	size_t need = event_size(ev) + OVERFLOW_SIZE *
+		      (1 + q->overflow_pending), skip;
+
+	return room_for(q, need, &skip) >= 0;
 }
 
 bool event_queue_push(struct event_queue *q, const struct rn_event *ev)
 {
+	struct rn_event ovf = { .kind = RN_EV_OVERFLOW };
 	bool queued = false;
 
 	pthread_mutex_lock(&q->lock);
-	/* Keep one slot free for the OVERFLOW marker. */
-	if (q->count + 1 + q->overflow_pending < q->capacity) {
-		if (q->overflow_pending) {
-			struct rn_event ovf = { .kind = RN_EV_OVERFLOW };
-
-			queue_append(q, &ovf);
-			q->overflow_pending = false;
-		}
-		queue_append(q, ev);
+	if (fits(q, ev)) {
+		if (q->overflow_pending)
+			record_append(q, &ovf);
+		q->overflow_pending = false;
+		record_append(q, ev);
 		queued = true;
 	} else {
 		q->dropped++;
@@ -84,6 +179,36 @@ bool event_queue_push(struct event_queue *q, const struct rn_event *ev)
 	return queued;
 }
 
+static void record_take(struct event_queue *q, struct rn_event *ev)
+{
+	struct queue_record *r = record_at(q, q->head);
+	const unsigned char *p;
+
+	if (!r->size) {
+		q->used -= q->size - q->head;
+		q->head = 0;
+		r = record_at(q, 0);
+	}
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = r->kind;
+	ev->isdir = r->isdir;
+	ev->obj = r->obj;
+	ev->dir = r->dir;
+	p = r->tail;
+	if (r->kind == RN_EV_MOVE) {
+		memcpy(&ev->dir2, p, sizeof(ev->dir2));
+		p += sizeof(ev->dir2);
+	}
+	memcpy(ev->name, p, r->len + 1);
+	if (r->kind == RN_EV_MOVE)
+		memcpy(ev->name2, p + r->len + 1, r->len2 + 1);
+	q->head = (q->head + r->size) % q->size;
+	q->used -= r->size;
+	q->count--;
+	if (!q->count)
+		q->head = q->used = 0;
+}
+
 bool event_queue_pop(struct event_queue *q, struct rn_event *ev)
 {
 	bool got = false;
@@ -92,9 +217,7 @@ bool event_queue_pop(struct event_queue *q, struct rn_event *ev)
 	while (!q->count && !q->overflow_pending && !q->closed)
 		pthread_cond_wait(&q->nonempty, &q->lock);
 	if (q->count) {
-		*ev = q->slots[q->head];
-		q->head = (q->head + 1) % q->capacity;
-		q->count--;
+		record_take(q, ev);
 		got = true;
 	} else if (q->overflow_pending) {
 		memset(ev, 0, sizeof(*ev));
