@@ -5,7 +5,8 @@
  * remote changes made to BACKING (a tmpfs) reach inotify and fanotify
  * watchers on the mount as notifications: every event type, rename
  * cookies, DELETE_SELF/IGNORED, children the kernel never looked up,
- * fresh content after MODIFY, local changes exactly once.
+ * fresh content after MODIFY, local changes exactly once. With
+ * delivery=replay it declines the offer and replays, as on a stock kernel.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -156,6 +157,29 @@ static void test_fanotify_filesystem_mark(void)
 	vm_inotify_expect(in_dir, IN_DELETE, "fz", NULL);
 }
 
+/*
+ * delivery=replay declines the offer: the kernel then behaves as a stock
+ * one (no FUSE_FSNOTIFY, no notifications) and replay still delivers.
+ */
+static void test_replay_declines(void)
+{
+	pid_t pid = vm_server_start(B "2", M "2", "delivery=replay");
+	int in = inotify_init1(IN_CLOEXEC);
+
+	CHECK("replay: mounts on the patched kernel", pid > 0);
+	if (pid <= 0)
+		return;
+	CHECK("replay: watch", inotify_add_watch(in, M "2", IN_EVENTS) >= 0);
+	CHECK("replay: remote mkdir", mkdir(B "2/rd", 0755) == 0);
+	CHECK("replay: CREATE,ISDIR rd", vm_inotify_expect(in,
+	      IN_CREATE | IN_ISDIR, "rd", NULL));
+	CHECK("replay: remote rmdir", rmdir(B "2/rd") == 0);
+	CHECK("replay: DELETE,ISDIR rd", vm_inotify_expect(in,
+	      IN_DELETE | IN_ISDIR, "rd", NULL));
+	close(in);
+	CHECK("replay: SIGTERM: exits 0", vm_server_stop(pid));
+}
+
 int main(void)
 {
 	server = vm_server_start(B, M, "delivery=protocol");
@@ -173,5 +197,6 @@ int main(void)
 	test_fanotify_filesystem_mark();
 	close(in_dir);
 	CHECK("server: SIGTERM: exits 0 and unmounts", vm_server_stop(server));
+	test_replay_declines();
 	return check_exit();
 }
