@@ -218,10 +218,10 @@ signal.signal(signal.SIGINT, _on_signal)
 class Mount:
     """A temporary export and the rnotifyfs server that serves it."""
 
-    def __init__(self, server, prefix, opts=None, preexec=None):
+    def __init__(self, server, prefix, opts=None, wrap=None):
         self.server = server
         self.opts = opts
-        self.preexec = preexec
+        self.wrap = wrap or []	# e.g. ["prlimit", "--nofile=128"]
         self.tmp = tempfile.mkdtemp(prefix=f"rnotify-{prefix}.", dir="/tmp")
         os.chmod(self.tmp, 0o755)
         self.back = os.path.join(self.tmp, "backing")
@@ -233,19 +233,19 @@ class Mount:
         self.seq = 0
         _live.append(self)
 
-    def start(self, timeout=10):
-        """Starts the server; True once a remote change reaches MNT."""
-        argv = [self.server, "-f"]
+    def start(self, timeout=10, sync=True):
+        """Starts the server; True once it mounted and (sync) a remote
+        change reached MNT."""
+        argv = self.wrap + [self.server, "-f"]
         if self.opts:
             argv += ["-o", self.opts]
         argv += [self.back, self.mnt]
         with open(self.log, "ab") as log:
-            self.proc = subprocess.Popen(argv, stdout=log, stderr=log,
-                                         preexec_fn=self.preexec)
+            self.proc = subprocess.Popen(argv, stdout=log, stderr=log)
         if not wait_until(lambda: is_mounted(self.mnt)
                           or self.proc.poll() is not None, timeout):
             return False
-        return is_mounted(self.mnt) and self.sync(timeout)
+        return is_mounted(self.mnt) and (not sync or self.sync(timeout))
 
     def sync(self, timeout=10):
         """A remote create in BACKING reaches a watcher on MNT."""

@@ -1,0 +1,174 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""
+Resource exhaustion: the server meets a limit, says so in a clear log
+line or error, keeps serving, and nothing crashes or hangs.
+
+  limits.py SERVER
+
+  fd_limit        server under `prlimit --nofile=128`: files created and
+                  held open through the mount past the limit fail with
+                  EMFILE and nothing else; once they are closed the mount
+                  reads, writes and delivers remote changes again.
+  inotify_watches -o watch=inotify with max_user_watches lowered (and
+                  restored at once): a clear log line, the server serves
+                  and still delivers in the directories it could watch.
+  host_overflow   SIGSTOP the server while a remote writer makes far more
+                  changes than the queues hold, then SIGCONT: the overflow
+                  is logged, the server serves and delivers again.
+"""
+import errno
+import os
+import signal
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "pylib"))
+import rnfix  # noqa: E402
+
+FD_LIMIT = 128
+WATCH_DIRS = 60
+BURST = 20000
+
+
+def start(chk, m):
+    ok = m.start()
+    chk.ok("mount", ok, m.server_log()[-300:])
+    return ok
+
+
+def alive_and_serving(chk, m, timeout=10):
+    chk.ok("server_alive", m.proc.poll() is None,
+           f"server exited {m.proc.returncode}: {m.server_log()[-300:]}")
+    chk.ok("delivers_after", m.proc.poll() is None and m.sync(timeout),
+           "a remote create did not reach a watcher")
+
+
+def fd_limit(server):
+    chk = rnfix.Checks("limits/fd_limit")
+    m = rnfix.Mount(server, "limits", wrap=["prlimit",
+                                            f"--nofile={FD_LIMIT}"])
+    if not start(chk, m):
+        return m, chk
+    errs = {}
+    held = []
+    n = 3 * FD_LIMIT
+    for i in range(n):
+        try:
+            held.append(os.open(m.mpath(f"f{i}"),
+                                os.O_CREAT | os.O_RDWR, 0o644))
+        except OSError as e:
+            errs[e.errno] = errs.get(e.errno, 0) + 1
+    chk.info(f"{len(held)} of {n} files created and held open, errors "
+             + ", ".join(f"{rnfix.errname(k)} x{v}" for k, v in errs.items()))
+    chk.ok("some_succeed", held, "no create succeeded")
+    chk.ok("only_emfile", set(errs) == {errno.EMFILE},
+           f"errors {sorted(rnfix.errname(e) for e in errs)}")
+    chk.ok("alive_when_out_of_fds", m.proc.poll() is None, "server died")
+    for fd in held:
+        os.close(fd)
+    try:
+        with open(m.mpath("f0"), "r+b") as f:
+            f.write(b"still")
+        data = open(m.bpath("f0"), "rb").read()
+    except OSError as e:
+        data = str(e).encode()
+    chk.ok("writes_after_close", data == b"still", f"got {data!r}")
+    alive_and_serving(chk, m)
+    return m, chk
+
+
+def inotify_used():
+    """inotify watches held on this machine now (all users: root's)."""
+    n = 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            for fd in os.listdir(f"/proc/{pid}/fdinfo"):
+                with open(f"/proc/{pid}/fdinfo/{fd}") as f:
+                    n += f.read().count("inotify wd:")
+        except OSError:
+            pass
+    return n
+
+
+def inotify_watches(server):
+    chk = rnfix.Checks("limits/inotify_watches")
+    m = rnfix.Mount(server, "limits", opts="watch=inotify")
+    for i in range(WATCH_DIRS):
+        os.mkdir(m.bpath(f"d{i:02d}"))
+    knob = "/proc/sys/fs/inotify/max_user_watches"
+    old = open(knob).read().strip()
+    limit = inotify_used() + WATCH_DIRS // 2
+    try:
+        with open(knob, "w") as f:
+            f.write(str(limit))
+        ok = m.start(sync=False)
+    finally:
+        with open(knob, "w") as f:
+            f.write(old)
+    chk.ok("knob_restored", open(knob).read().strip() == old, "not restored")
+    chk.ok("mount", ok, m.server_log()[-300:])
+    log = m.server_log()
+    lines = [ln for ln in log.splitlines() if "inotify" in ln]
+    chk.info(f"max_user_watches {limit} for {WATCH_DIRS + 1} dirs; log: "
+             + (lines[0] if lines else "nothing") +
+             f" ({len(lines)} such lines)")
+    chk.ok("clear_log_line", any("No space left" in ln or "limit" in ln
+                                 for ln in lines),
+           f"no log line names the limit: {log[-300:]!r}")
+    if ok:
+        alive_and_serving(chk, m)
+    return m, chk
+
+
+def host_overflow(server, name, opts):
+    chk = rnfix.Checks(f"limits/host_overflow_{name}")
+    m = rnfix.Mount(server, "limits", opts=opts)
+    os.mkdir(m.bpath("d"))
+    if not start(chk, m):
+        return m, chk
+    ino = rnfix.Inotify()
+    ino.add(m.mpath("d"))
+    os.kill(m.proc.pid, signal.SIGSTOP)
+    try:
+        for i in range(BURST):
+            os.mknod(m.bpath(f"d/f{i}"))
+        for i in range(BURST):
+            os.unlink(m.bpath(f"d/f{i}"))
+    finally:
+        os.kill(m.proc.pid, signal.SIGCONT)
+    logged = rnfix.wait_until(lambda: "overflow" in m.server_log(), 60, 0.1)
+    lines = [ln for ln in m.server_log().splitlines() if "overflow" in ln]
+    chk.info(f"{2 * BURST} remote changes while stopped; log: "
+             + (lines[0] if lines else "nothing") + f" ({len(lines)} lines)")
+    chk.ok("overflow_logged", logged, "no overflow line in the log")
+    # Delivery resumes once the queue drained: bounded, generous.
+    alive_and_serving(chk, m, timeout=120)
+    seen = []
+    ino.wait_for(lambda e: False, 0.5, seen)
+    overflow = sum(1 for e in seen if e[1] & rnfix.IN_Q_OVERFLOW)
+    chk.info(f"watcher on d read {len(seen)} events, {overflow} "
+             "IN_Q_OVERFLOW (only ever from its own inotify queue: the "
+             "server cannot queue one on a stock kernel)")
+    ino.close()
+    return m, chk
+
+
+def main():
+    server = sys.argv[1]
+    failed = 0
+    only = sys.argv[2] if len(sys.argv) > 2 else ""
+    for fn, args in ((fd_limit, ()), (inotify_watches, ()),
+                     (host_overflow, ("fanotify", "queue=1024")),
+                     (host_overflow, ("inotify", "watch=inotify"))):
+        if only not in fn.__name__ + "_".join(args):
+            continue
+        m, chk = fn(server, *args)
+        chk.ok("server_stops", m.stop(), "server did not exit 0 on SIGTERM")
+        m.close()
+        failed += chk.failed
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
