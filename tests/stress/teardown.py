@@ -1,0 +1,163 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""
+Objects going away under watchers: meant for the ASan+LSan build
+(build-asan/rnotifyfs), where a crash, a use-after-free or a leak makes
+the server's exit status or log fail a check.
+
+  teardown.py SERVER
+
+  rmdir_watched    remote and local rmdir of a watched directory (after
+                   its files): exact events per watch, DELETE_SELF and
+                   IGNORED on the directory's own watch.
+  rename_watched   remote rename of a watched directory to another branch
+                   of the tree, then a change inside it: MOVED_FROM/TO
+                   with one cookie, MOVE_SELF, and the later CREATE still
+                   reaches the moved directory's watch. Then the same
+                   locally.
+  unmount_busy     unmount while thousands of remote changes are queued
+                   for replay: unmount completes, the server exits 0
+                   within a bound.
+Every scenario ends with the server stopped and its log free of
+sanitizer reports.
+"""
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "pylib"))
+import rnfix  # noqa: E402
+
+SANITIZER = ("AddressSanitizer", "LeakSanitizer", "runtime error:",
+             "UndefinedBehaviorSanitizer")
+BURST = 5000
+
+
+class Watches:
+    """One inotify fd; events collected per watched relative path."""
+
+    def __init__(self, m, rels):
+        self.m = m
+        self.ino = rnfix.Inotify()
+        for rel in rels:
+            self.ino.add(m.mpath(rel))
+
+    def collect(self, sentinel_dir):
+        """Events up to a remote sentinel create in sentinel_dir."""
+        m = self.m
+        m.seq += 1
+        name = f"sentinel{m.seq}".encode()
+        os.mknod(os.path.join(os.fsencode(m.bpath(sentinel_dir)), name))
+        seen = []
+        ok = self.ino.wait_for(lambda e: e[3] == name and
+                               e[1] & rnfix.IN_CREATE, 10, seen)
+        out = {}
+        mnt = os.fsencode(m.mnt)
+        for path, mask, cookie, nm, _ in seen:
+            rel = os.path.relpath(path, mnt).decode()
+            out.setdefault(rel, []).append(
+                (rnfix.mask_str(mask) + (" " + nm.decode() if nm else ""),
+                 cookie))
+        return ok, out
+
+
+def texts(evs):
+    return [t for t, _ in evs]
+
+
+def cookie_pair(a, b):
+    return len(a) == 1 and len(b) == 1 and a[0][1] and a[0][1] == b[0][1]
+
+
+def rmdir_watched(chk, m):
+    for where in ("r", "l"):
+        os.makedirs(m.bpath(f"{where}/x"))
+        open(m.bpath(f"{where}/x/f"), "w").close()
+    m.sync()
+    w = Watches(m, ["", "r", "r/x", "l", "l/x"])
+    os.unlink(m.bpath("r/x/f"))
+    os.rmdir(m.bpath("r/x"))
+    os.unlink(m.mpath("l/x/f"))
+    os.rmdir(m.mpath("l/x"))
+    ok, got = w.collect("")
+    chk.ok("sentinel", ok, "no sentinel")
+    for where, how in (("r", "remote"), ("l", "local")):
+        chk.ok(f"{how}_parent", texts(got.get(where, [])) ==
+               ["DELETE|ISDIR x"], f"{where}: {got.get(where)}")
+        chk.ok(f"{how}_self", texts(got.get(f"{where}/x", [])) ==
+               ["DELETE f", "DELETE_SELF", "IGNORED"],
+               f"{where}/x: {got.get(where + '/x')}")
+
+
+def rename_watched(chk, m):
+    for d in ("a/b/x", "c/d", "e/f/y", "g"):
+        os.makedirs(m.bpath(d))
+    m.sync()
+    w = Watches(m, ["a/b", "a/b/x", "c/d", "e/f", "e/f/y", "g"])
+    os.rename(m.bpath("a/b/x"), m.bpath("c/d/x2"))
+    open(m.bpath("c/d/x2/new"), "w").close()
+    os.rename(m.mpath("e/f/y"), m.mpath("g/y2"))
+    open(m.mpath("g/y2/new"), "w").close()
+    ok, got = w.collect("g")
+    chk.ok("sentinel", ok, "no sentinel")
+    for how, src, dst, old, new in (("remote", "a/b", "c/d", "x", "x2"),
+                                    ("local", "e/f", "g", "y", "y2")):
+        frm = got.get(src, [])
+        to = [e for e in got.get(dst, []) if "sentinel" not in e[0]]
+        chk.ok(f"{how}_moved_from_to",
+               texts(frm) == [f"MOVED_FROM|ISDIR {old}"] and
+               texts(to) == [f"MOVED_TO|ISDIR {new}"] and
+               cookie_pair(frm, to), f"{src}: {frm}, {dst}: {to}")
+        own = texts(got.get(f"{src}/{old}", []))
+        chk.ok(f"{how}_self_then_inside",
+               own == ["MOVE_SELF", "CREATE new", "CLOSE_WRITE new"],
+               f"{src}/{old}: {own}")
+
+
+def unmount_busy(chk, m):
+    os.mkdir(m.bpath("d"))
+    m.sync()
+    w = Watches(m, ["d"])
+    for i in range(BURST):
+        os.mknod(m.bpath(f"d/f{i}"))
+    t0 = time.monotonic()
+    tries = 0
+    while rnfix.is_mounted(m.mnt) and time.monotonic() - t0 < 30:
+        tries += 1
+        subprocess.run(["fusermount3", "-u", m.mnt],
+                       stderr=subprocess.DEVNULL)
+        time.sleep(0.05)	# between retries of a busy unmount
+    got = []
+    w.ino.wait_for(lambda e: e[1] & rnfix.IN_IGNORED, 5, got)
+    chk.ok("unmounted", not rnfix.is_mounted(m.mnt),
+           "fusermount3 -u still busy after 30 s")
+    exited = rnfix.wait_until(lambda: m.proc.poll() is not None, 15)
+    chk.ok("server_exits_0", exited and m.proc.returncode == 0,
+           f"exit {m.proc.poll()}: {m.server_log()[-300:]}")
+    chk.info(f"{BURST} remote creates queued; unmounted after {tries} "
+             f"fusermount3 -u tries; the watcher read {len(got)} events "
+             "before IGNORED")
+
+
+def main():
+    server = sys.argv[1]
+    failed = 0
+    for fn in (rmdir_watched, rename_watched, unmount_busy):
+        chk = rnfix.Checks(f"teardown/{fn.__name__}")
+        m = rnfix.Mount(server, "teardown")
+        if chk.ok("mount", m.start(), m.server_log()[-300:]):
+            fn(chk, m)
+            if m.proc.poll() is None:
+                chk.ok("server_stops", m.stop(), "no exit 0 on SIGTERM")
+        log = m.server_log()
+        bad = [s for s in SANITIZER if s in log]
+        chk.ok("no_sanitizer_report", not bad,
+               f"{bad}: {log[log.find(bad[0]) - 100:][:400]!r}"
+               if bad else "")
+        m.close()
+        failed += chk.failed
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
