@@ -103,6 +103,9 @@ def inotify_watches(server):
         with open(knob, "w") as f:
             f.write(str(limit))
         ok = m.start(sync=False)
+        # The server watches after it mounted: keep the limit until it
+        # has met it (bounded), so that the knob is low for seconds only.
+        rnfix.wait_until(lambda: "No space left" in m.server_log(), 10)
     finally:
         with open(knob, "w") as f:
             f.write(old)
