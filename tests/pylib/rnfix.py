@@ -218,16 +218,16 @@ signal.signal(signal.SIGINT, _on_signal)
 class Mount:
     """A temporary export and the rnotifyfs server that serves it."""
 
-    def __init__(self, server, prefix, opts=None, wrap=None):
+    def __init__(self, server, prefix, opts=None, wrap=None, back="backing"):
         self.server = server
         self.opts = opts
         self.wrap = wrap or []	# e.g. ["prlimit", "--nofile=128"]
         self.tmp = tempfile.mkdtemp(prefix=f"rnotify-{prefix}.", dir="/tmp")
         os.chmod(self.tmp, 0o755)
-        self.back = os.path.join(self.tmp, "backing")
+        self.back = os.path.join(self.tmp, back)
         self.mnt = os.path.join(self.tmp, "mnt")
         self.log = os.path.join(self.tmp, "server.log")
-        os.mkdir(self.back)
+        os.makedirs(self.back)
         os.mkdir(self.mnt)
         self.proc = None
         self.seq = 0
@@ -262,6 +262,21 @@ class Mount:
             return ok
         finally:
             ino.close()
+
+    def collect(self, ino, sentinel_dir=""):
+        """Creates a sentinel remotely in BACKING/sentinel_dir (watched by
+        ino) and returns (ok, every event read before its CREATE)."""
+        self.seq += 1
+        name = f".sentinel{self.seq}".encode()
+        p = os.path.join(os.fsencode(self.bpath(sentinel_dir)), name)
+        os.mknod(p)
+        seen = []
+        ok = ino.wait_for(lambda e: e[3] == name and e[1] & IN_CREATE,
+                          10, seen)
+        os.unlink(p)
+        # The sentinel's DELETE is read by the next collect: drop it there.
+        seen = [e for e in seen if not e[3].startswith(b".sentinel")]
+        return ok, seen
 
     def bpath(self, rel):
         return os.path.join(self.back, rel)
