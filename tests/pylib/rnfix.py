@@ -263,7 +263,7 @@ class Mount:
         finally:
             ino.close()
 
-    def collect(self, ino, sentinel_dir=""):
+    def collect(self, ino, sentinel_dir="", timeout=10):
         """Creates a sentinel remotely in BACKING/sentinel_dir (watched by
         ino) and returns (ok, every event read before its CREATE)."""
         self.seq += 1
@@ -272,7 +272,7 @@ class Mount:
         os.mknod(p)
         seen = []
         ok = ino.wait_for(lambda e: e[3] == name and e[1] & IN_CREATE,
-                          10, seen)
+                          timeout, seen)
         os.unlink(p)
         # The sentinel's DELETE is read by the next collect: drop it there.
         seen = [e for e in seen if not e[3].startswith(b".sentinel")]
