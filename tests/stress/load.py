@@ -6,18 +6,25 @@ rename, unlink, mkdir, rmdir and directory rename, while one inotify
 reader watches every directory of the mount (adding a watch on each new
 directory as it appears).
 
-  load.py SERVER --ops N [--rate R] [--queue Q] [--seed S] [--name NAME]
+  load.py SERVER --ops N [--mix stable|churn] [--rate R] [--queue Q]
+          [--seed S] [--name NAME]
 
 Exactness by construction:
 - Each writer owns wNN/a and wNN/b and never touches anything else, so
   every event can be traced to the writer whose log predicts it.
-- Names are never reused (f1, f2, ... d1, ...), and a file is written
-  and chmod-ed at most once under each name. Host fanotify merges events
-  about the same object and name while they are queued, and inotify
-  merges identical consecutive events: with these rules neither can
-  legitimately fold two changes into one event, so the key events
-  (CREATE, DELETE, MOVED_FROM, MOVED_TO, MODIFY, ATTRIB, ISDIR) must
-  match the logs exactly, as multisets per writer.
+- Names are never reused (f1, f2, ... d1, ...): host fanotify merges
+  queued events about one object and name, and inotify merges identical
+  consecutive events; with fresh names neither can fold a create, delete
+  or rename into another, so CREATE, DELETE, MOVED_FROM, MOVED_TO (and
+  ISDIR) must match the logs exactly, as multisets per writer.
+- MODIFY and ATTRIB: repeated changes of one kind to one file may merge
+  while queued on the host, so each logged (file, kind) needs at least
+  one event and never more than were logged.
+- Mixes. stable (the default): content and mode change only on files
+  that stay (up to 16 per writer, never renamed or deleted); the others
+  are created, renamed and deleted. churn: any file is written or
+  chmod-ed (once per name), also just before it is renamed or deleted,
+  which is when a replay finds the object gone or moved.
 - New directories stay empty, so a change inside one never happens before
   the reader could have watched it; their own watches may only see
   DELETE_SELF, MOVE_SELF and IGNORED.
