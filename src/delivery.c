@@ -39,11 +39,11 @@ static bool can_replay(void)
 	return geteuid() == 0;
 }
 
-static void send_stop(struct delivery *d)
+static void send_free(struct delivery *d)
 {
 	struct proto_send_stats st;
 
-	proto_send_stop(d->send, &st);
+	proto_send_free(d->send, &st);
 	if (d->debug)
 		fuse_log(FUSE_LOG_INFO,
 			 "rnotifyfs: notified %lu, skipped %lu, failed %lu, lookups %lu, overflows %lu\n",
@@ -55,11 +55,12 @@ static void delivery_free(struct delivery *d)
 {
 	struct replay_stats st;
 
+	/* The queue's consumer drains it and ends once it is closed. */
 	event_pump_stop(d->pump);
-	if (!d->pump && d->queue)
+	if (d->queue)
 		event_queue_close(d->queue);
 	if (d->send)
-		send_stop(d);
+		send_free(d);
 	if (d->replay) {
 		replay_stop(d->replay, &st);
 		if (d->debug)
@@ -73,25 +74,44 @@ static void delivery_free(struct delivery *d)
 	free(d);
 }
 
-/* The kernel's protocol when it was negotiated at INIT, else replay. */
-static int delivery_backend(struct delivery *d, const struct cli *cli,
-			    struct fs *fs, int fuse_fd)
+static void queue_event(void *arg, const struct rn_event *ev)
+{
+	event_queue_push(arg, ev);
+}
+
+/* Replay: the pump fills a queue that the replayer thread drains. */
+static int replay_backend(struct delivery *d, const struct cli *cli,
+			  struct fs *fs, struct event_sink *sink)
+{
+	d->queue = event_queue_new(cli->queue_size);
+	if (!d->queue)
+		return -1;
+	d->replay = replay_new(fs, d->queue, cli->mountpoint);
+	if (!d->replay || replay_start(d->replay))
+		return -1;
+	*sink = (struct event_sink){ .event = queue_event, .arg = d->queue };
+	return 0;
+}
+
+/* Protocol: the pump thread sends each event itself. */
+static int protocol_backend(struct delivery *d, const struct cli *cli,
+			    struct fs *fs, int fuse_fd, struct event_sink *sink)
 {
 	struct proto_send_config pc = {
 		.fs = fs,
-		.queue = d->queue,
 		.watches = proto_io_watches(),
 		.fuse_fd = fuse_fd,
 		.mountpoint = cli->mountpoint,
 	};
 
-	if (proto_io_active()) {
-		d->send = proto_send_start(&pc);
-		return d->send ? 0 : -1;
-	}
-	d->replay = replay_new(fs, d->queue, cli->mountpoint);
-	if (!d->replay || replay_start(d->replay))
+	d->send = proto_send_new(&pc);
+	if (!d->send)
 		return -1;
+	*sink = (struct event_sink){
+		.event = proto_send_event,
+		.drained = proto_send_drained,
+		.arg = d->send,
+	};
 	return 0;
 }
 
@@ -104,18 +124,19 @@ static int delivery_chain(struct delivery *d, const struct cli *cli,
 		.resolve = resolve_dir,
 		.resolve_arg = fs,
 	};
+	struct event_sink sink;
 
 	d->watch = watch_open(&wc);
 	if (!d->watch)
 		return -1;
 	if (!strcmp(watch_backend_name(d->watch), "inotify"))
 		fs_set_change_hook(fs, own_change, d->watch);
-	d->queue = event_queue_new(cli->queue_size);
-	if (!d->queue)
+	/* The kernel's protocol when it was negotiated at INIT. */
+	if (proto_io_active() ?
+	    protocol_backend(d, cli, fs, fuse_fd, &sink) :
+	    replay_backend(d, cli, fs, &sink))
 		return -1;
-	if (delivery_backend(d, cli, fs, fuse_fd))
-		return -1;
-	d->pump = event_pump_start(d->watch, d->queue);
+	d->pump = event_pump_start(d->watch, &sink);
 	return d->pump ? 0 : -1;
 }
 

@@ -13,17 +13,10 @@
 
 struct event_pump {
 	struct watch *watch;
-	struct event_queue *queue;
+	struct event_sink sink;
 	int stop_fd;		/* eventfd: written once to stop */
 	pthread_t thread;
 };
-
-static void pump_emit(void *arg, const struct rn_event *ev)
-{
-	struct event_pump *p = arg;
-
-	event_queue_push(p->queue, ev);
-}
 
 static void *pump_main(void *arg)
 {
@@ -41,17 +34,20 @@ static void *pump_main(void *arg)
 		}
 		if (pfd[1].revents)
 			break;
-		if (watch_read(p->watch, pump_emit, p) < 0) {
+		if (watch_read(p->watch, p->sink.event, p->sink.arg) < 0) {
 			fuse_log(FUSE_LOG_ERR,
 				 "rnotifyfs: host watcher failed: %s; remote changes are no longer delivered\n",
 				 strerror(errno));
 			break;
 		}
+		if (p->sink.drained)
+			p->sink.drained(p->sink.arg);
 	}
 	return NULL;
 }
 
-struct event_pump *event_pump_start(struct watch *w, struct event_queue *q)
+struct event_pump *event_pump_start(struct watch *w,
+				    const struct event_sink *sink)
 {
 	struct event_pump *p = calloc(1, sizeof(*p));
 	int err;
@@ -59,7 +55,7 @@ struct event_pump *event_pump_start(struct watch *w, struct event_queue *q)
 	if (!p)
 		return NULL;
 	p->watch = w;
-	p->queue = q;
+	p->sink = *sink;
 	p->stop_fd = eventfd(0, EFD_CLOEXEC);
 	if (p->stop_fd < 0)
 		goto fail;
@@ -85,6 +81,5 @@ void event_pump_stop(struct event_pump *p)
 		fuse_log(FUSE_LOG_ERR, "rnotifyfs: cannot stop the pump\n");
 	pthread_join(p->thread, NULL);
 	close(p->stop_fd);
-	event_queue_close(p->queue);
 	free(p);
 }

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The protocol sender thread: takes events from the queue in host order
- * and delivers each one (proto_events.c).
+ * The protocol sender: lifetime, statistics and access to the mount.
  *
  * Naming a child the kernel never looked up takes a lookup through the
- * mount. The thread reaches the mount through its own working directory
- * (unshare(CLONE_FS)): open_by_handle_at(AT_FDCWD, ...) then needs no
- * open file on the mount, and an open of the root would itself be an
- * OPEN event for watchers of the root. The working directory is the
- * mount's root only while events are waiting, so that a plain
- * `fusermount3 -u` does not find the mount busy; each entry is checked to
- * be our mount (same device), not something mounted on top.
+ * mount. The pump thread reaches the mount through a working directory
+ * of its own (unshare(CLONE_FS)): open_by_handle_at(AT_FDCWD, ...) then
+ * needs no open file on the mount, and an open of the root would itself
+ * be an OPEN event for watchers of the root. The working directory is the
+ * mount's root only while a batch of events is being delivered, so that
+ * a plain `fusermount3 -u` does not find the mount busy; each entry is
+ * checked to be our mount (the device it had at the first entry), not
+ * something mounted on top since.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,19 +24,34 @@
 #include "fuse_handle.h"
 #include "proto_send_internal.h"
 
+/* Without its own cwd the pump thread only loses child lookups. */
+static bool own_cwd(struct proto_send *s)
+{
+	if (!s->own_cwd) {
+		s->own_cwd = unshare(CLONE_FS) ? -1 : 1;
+		if (s->own_cwd < 0)
+			fuse_log(FUSE_LOG_WARNING,
+				 "rnotifyfs: unshare(CLONE_FS): %s; events about files the client never looked up are not delivered\n",
+				 strerror(errno));
+	}
+	return s->own_cwd > 0;
+}
+
 static int mount_enter(struct proto_send *s)
 {
 	struct stat st;
 
 	if (s->in_mount)
 		return 0;
-	if (!s->own_cwd)
+	if (!own_cwd(s))
 		return -EPERM;
 	if (chdir(s->mountpoint))
 		return -errno;
 	s->in_mount = true;
 	if (stat(".", &st))
 		return -errno;
+	if (!s->mnt_dev)
+		s->mnt_dev = st.st_dev;
 	return st.st_dev == s->mnt_dev ? 0 : -EXDEV;
 }
 
@@ -79,55 +94,37 @@ static void count(struct proto_send *s, const struct rn_event *ev, int ret)
 	}
 }
 
-static void *send_main(void *arg)
+void proto_send_event(void *arg, const struct rn_event *ev)
 {
 	struct proto_send *s = arg;
-	struct rn_event ev;
-	struct stat st;
 
-	/* Served by the loop once it runs: the mount is ours right now. */
-	if (!stat(s->mountpoint, &st))
-		s->mnt_dev = st.st_dev;
-	/* Without its own cwd the thread only loses child lookups. */
-	s->own_cwd = !unshare(CLONE_FS);
-	if (!s->own_cwd)
-		fuse_log(FUSE_LOG_WARNING,
-			 "rnotifyfs: unshare(CLONE_FS): %s; events about files the client never looked up are not delivered\n",
-			 strerror(errno));
-	while (event_queue_pop(s->cfg.queue, &ev)) {
-		count(s, &ev, proto_deliver(s, &ev));
-		if (event_queue_idle(s->cfg.queue))
-			mount_leave(s);
-	}
-	mount_leave(s);
-	return NULL;
+	count(s, ev, proto_deliver(s, ev));
 }
 
-struct proto_send *proto_send_start(const struct proto_send_config *cfg)
+void proto_send_drained(void *arg)
+{
+	mount_leave(arg);
+}
+
+struct proto_send *proto_send_new(const struct proto_send_config *cfg)
 {
 	struct proto_send *s = calloc(1, sizeof(*s));
-	int err;
 
 	if (!s)
 		return NULL;
 	s->cfg = *cfg;
 	s->mountpoint = strdup(cfg->mountpoint);
-	err = s->mountpoint ? pthread_create(&s->thread, NULL, send_main, s) :
-			      ENOMEM;
-	if (err) {
-		free(s->mountpoint);
+	if (!s->mountpoint) {
 		free(s);
-		errno = err;
 		return NULL;
 	}
 	return s;
 }
 
-void proto_send_stop(struct proto_send *s, struct proto_send_stats *st)
+void proto_send_free(struct proto_send *s, struct proto_send_stats *st)
 {
 	if (!s)
 		return;
-	pthread_join(s->thread, NULL);
 	if (st)
 		*st = s->stats;
 	free(s->mountpoint);

@@ -19,21 +19,29 @@
 #define RNOTIFY_PROTO_SEND_H
 
 #include "../fs/fs.h"
-#include "event_queue.h"
 #include "proto_watches.h"
 
 struct proto_send;
 
 struct proto_send_config {
 	struct fs *fs;
-	struct event_queue *queue;
 	struct proto_watches *watches;
 	int fuse_fd;			/* the session's /dev/fuse fd */
 	const char *mountpoint;
 };
 
-/* Starts the sender thread; NULL with errno set on failure. */
-struct proto_send *proto_send_start(const struct proto_send_config *cfg);
+/*
+ * A sender for the mount; NULL with errno set on failure. Its calls come
+ * from one thread, the event pump's: events go out in host order, without
+ * a hand-over to another thread.
+ */
+struct proto_send *proto_send_new(const struct proto_send_config *cfg);
+
+/* Delivers one remote change (an event_sink callback; arg is the sender). */
+void proto_send_event(void *arg, const struct rn_event *ev);
+
+/* The host watcher has nothing more for now (an event_sink callback). */
+void proto_send_drained(void *arg);
 
 struct proto_send_stats {
 	unsigned long events;		/* remote changes delivered */
@@ -43,7 +51,7 @@ struct proto_send_stats {
 	unsigned long overflows;
 };
 
-/* Waits for the sender (the queue must be closed), fills *st, frees. */
-void proto_send_stop(struct proto_send *s, struct proto_send_stats *st);
+/* Once the pump has stopped: fills *st if not NULL and frees. */
+void proto_send_free(struct proto_send *s, struct proto_send_stats *st);
 
 #endif

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Internals shared by proto_send.c (the thread) and proto_events.c. */
+/* Internals shared by proto_send.c (lifetime, mount access) and
+ * proto_events.c (one event). */
 #ifndef RNOTIFY_PROTO_SEND_INTERNAL_H
 #define RNOTIFY_PROTO_SEND_INTERNAL_H
 
-#include <pthread.h>
 #include <sys/types.h>
 
 #include "proto_send.h"
@@ -11,11 +11,10 @@
 struct proto_send {
 	struct proto_send_config cfg;
 	char *mountpoint;
-	dev_t mnt_dev;		/* the mount's st_dev */
-	bool own_cwd;		/* the thread's working directory is its own */
+	dev_t mnt_dev;		/* the mount's st_dev, 0 until the first lookup */
+	int own_cwd;		/* the thread's cwd is its own: 1, no: -1, 0: untried */
 	bool in_mount;		/* ... and is the mount's root right now */
 	uint32_t cookie;	/* last rename cookie sent */
-	pthread_t thread;
 	struct proto_send_stats stats;
 };
 
