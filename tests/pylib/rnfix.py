@@ -179,7 +179,8 @@ def abort_connection(mnt):
                 dev = p[2].split(":")[1]
     if dev is None:
         return "not mounted"
-    mounted_here = not os.listdir(conn)
+    with open("/proc/mounts") as f:
+        mounted_here = not any(ln.split()[2] == "fusectl" for ln in f)
     if mounted_here:
         subprocess.run(["mount", "-t", "fusectl", "none", conn])
     try:
