@@ -22,6 +22,7 @@
 #include "delivery.h"
 #include "fs/fs.h"
 #include "proto_io.h"
+#include "watchdog.h"
 
 struct server {
 	struct cli cli;
@@ -31,6 +32,7 @@ struct server {
 	sigset_t stop_signals;
 	pthread_t stopper;
 	pthread_t loop_thread;
+	struct watchdog *watchdog;
 };
 
 static bool log_debug;
@@ -104,7 +106,7 @@ static void *stopper_main(void *arg)
 	return NULL;
 }
 
-static int serve(struct server *s)
+static int serve_session(struct server *s)
 {
 	struct fuse_loop_config loop = { .max_idle_threads = 10 };
 	struct sigaction wake = { .sa_handler = wake_handler };
@@ -133,6 +135,24 @@ static int serve(struct server *s)
 	pthread_kill(s->stopper, SIGTERM);
 	pthread_join(s->stopper, NULL);
 	return ret ? 1 : 0;
+}
+
+/* Delivery requests its own mount: a watchdog covers a sudden death. */
+static int serve(struct server *s)
+{
+	int ret;
+
+	/* Forked before any other thread exists. */
+	if (s->cli.delivery != CLI_DELIVERY_NONE) {
+		s->watchdog = watchdog_start(s->cli.mountpoint);
+		if (!s->watchdog)
+			fuse_log(FUSE_LOG_WARNING,
+				 "rnotifyfs: no watchdog (%s): if the server is killed while delivering, abort the connection by hand\n",
+				 strerror(errno));
+	}
+	ret = serve_session(s);
+	watchdog_release(s->watchdog);
+	return ret;
 }
 
 static bool wants_protocol(const struct cli *cli)

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <fcntl.h>
+#include <fuse_log.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "watchdog.h"
+
+#define FUSECTL_DIR "/sys/fs/fuse/connections"
+
+struct watchdog {
+	pid_t pid;
+	int release_fd;		/* write end: one byte means "ended cleanly" */
+};
+
+/* mountinfo escapes blanks and backslashes as \ooo. */
+static bool mountinfo_path_is(const char *field, const char *path)
+{
+	unsigned int c;
+
+	while (*field && *path) {
+		if (field[0] == '\\' && sscanf(field + 1, "%3o", &c) == 1) {
+			if ((unsigned char)*path != c)
+				return false;
+			field += 4;
+		} else if (*field++ != *path) {
+			return false;
+		}
+		path++;
+	}
+	return !*field && !*path;
+}
+
+/* The device of the last mount on mountpoint: its fusectl number. */
+static int connection_of(const char *mountpoint, unsigned int *conn)
+{
+	char line[4096], point[4096];
+	unsigned int maj, min;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	int found = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &min,
+			   point) == 3 && mountinfo_path_is(point, mountpoint)) {
+			/* The kernel's own dev_t encoding names it. */
+			*conn = maj << 20 | min;
+			found = 0;
+		}
+	fclose(f);
+	return found;
+}
+
+static void abort_connection(unsigned int conn)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), FUSECTL_DIR "/%u/abort", conn);
+	if (access(path, F_OK))
+		mount("fusectl", FUSECTL_DIR, "fusectl", 0, NULL);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	/* ENOENT: the connection ended with the server after all. */
+	if ((fd < 0 || write(fd, "1", 1) != 1) && errno != ENOENT)
+		fprintf(stderr, "rnotifyfs watchdog: %s: %s\n", path,
+			strerror(errno));
+	else if (fd >= 0)
+		fprintf(stderr, "rnotifyfs watchdog: the server died; FUSE connection %u aborted\n",
+			conn);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* The child: waits for its parent's death, then asks how it ended. */
+static void watchdog_main(pid_t parent, int release_fd, unsigned int conn)
+{
+	sigset_t set;
+	char byte;
+	int sig;
+
+	/* Out of the terminal's process group: Ctrl-C is the server's. */
+	setsid();
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	if (prctl(PR_SET_PDEATHSIG, SIGUSR1) || getppid() != parent)
+		_exit(1);
+	sigwait(&set, &sig);
+	if (read(release_fd, &byte, 1) != 1)
+		abort_connection(conn);
+	_exit(0);
+}
+
+struct watchdog *watchdog_start(const char *mountpoint)
+{
+	struct watchdog *w = calloc(1, sizeof(*w));
+	pid_t parent = getpid();
+	unsigned int conn = 0;
+	int p[2], err;
+
+	if (!w)
+		return NULL;
+	err = connection_of(mountpoint, &conn);
+	if (!err && pipe2(p, O_CLOEXEC))
+		err = -errno;
+	if (err) {
+		free(w);
+		errno = -err;
+		return NULL;
+	}
+	w->pid = fork();
+	if (w->pid == 0) {
+		/* Only the pipe: an inherited /dev/fuse fd would keep the
+		 * connection alive after the server is gone. */
+		dup2(p[0], 3);
+		close_range(4, ~0U, 0);
+		fcntl(3, F_SETFL, O_NONBLOCK);
+		watchdog_main(parent, 3, conn);
+	}
+	close(p[0]);
+	w->release_fd = p[1];
+	if (w->pid < 0) {
+		close(p[1]);
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+void watchdog_release(struct watchdog *w)
+{
+	if (!w)
+		return;
+	if (write(w->release_fd, "q", 1) != 1)
+		fuse_log(FUSE_LOG_WARNING, "rnotifyfs: watchdog: %s\n",
+			 strerror(errno));
+	close(w->release_fd);
+	/* It exits when this thread does; reap it if it already has. */
+	waitpid(w->pid, NULL, WNOHANG);
+	free(w);
+}
