@@ -16,7 +16,7 @@
 static struct {
 	bool want;
 	bool offered;
-	_Atomic bool active;
+	atomic_bool active;
 	uint64_t init_unique;	/* 0 until INIT was read */
 	struct proto_watches *watches;
 } pio;

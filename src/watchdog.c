@@ -120,8 +120,10 @@ struct watchdog *watchdog_start(const char *mountpoint)
 	}
 	w->pid = fork();
 	if (w->pid == 0) {
-		/* Only the pipe: an inherited /dev/fuse fd would keep the
-		 * connection alive after the server is gone. */
+		/*
+		 * Only the pipe: an inherited /dev/fuse fd would keep the
+		 * connection alive after the server is gone.
+		 */
 		dup2(p[0], 3);
 		close_range(4, ~0U, 0);
 		fcntl(3, F_SETFL, O_NONBLOCK);
