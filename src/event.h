@@ -14,11 +14,20 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+/*
+ * Inode numbers are reused at once (ext4, tmpfs), so (dev, ino) alone can
+ * name a deleted object's successor. gen tells the two apart: a digest of
+ * the object's host file handle (which holds the inode generation), 0 when
+ * the source could not say (inotify, fstat alone). Two ids are the same
+ * object if dev and ino match and their gens do, where both are known.
+ */
 struct rn_id {
 	uint64_t dev;
 	uint64_t ino;
+	uint32_t gen;
 };
 
 static inline bool rn_id_known(const struct rn_id *id)
@@ -26,9 +35,27 @@ static inline bool rn_id_known(const struct rn_id *id)
 	return id->ino != 0;
 }
 
+static inline bool rn_gen_match(uint32_t a, uint32_t b)
+{
+	return !a || !b || a == b;
+}
+
 static inline bool rn_id_equal(const struct rn_id *a, const struct rn_id *b)
 {
-	return a->dev == b->dev && a->ino == b->ino;
+	return a->dev == b->dev && a->ino == b->ino &&
+	       rn_gen_match(a->gen, b->gen);
+}
+
+/* The gen of a host file handle (FNV-1a over type and bytes), never 0. */
+static inline uint32_t rn_handle_gen(int type, const void *handle,
+				     size_t len)
+{
+	const unsigned char *p = handle;
+	uint32_t h = 2166136261u ^ (uint32_t)type;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h ? h : 1;
 }
 
 enum rn_event_kind {

@@ -24,14 +24,24 @@
 
 #include "event_queue.h"
 
+/*
+ * A host id in 16 bytes, not the 24 of struct rn_id: the kernel's dev_t
+ * is 32 bits wide, so st_dev always fits.
+ */
+struct queue_id {
+	uint32_t dev;
+	uint32_t gen;
+	uint64_t ino;
+};
+
 struct queue_record {
 	uint16_t size;		/* bytes, a multiple of 8; 0: wrap mark */
 	uint8_t kind;
 	uint8_t isdir;
 	uint8_t len;		/* of name (NAME_MAX is 255) */
 	uint8_t len2;		/* of name2 */
-	struct rn_id obj;
-	struct rn_id dir;
+	struct queue_id obj;
+	struct queue_id dir;
 	/* [dir2 if a move] name NUL [name2 NUL if a move] */
 	unsigned char tail[];
 };
@@ -57,7 +67,7 @@ static size_t record_size(enum rn_event_kind kind, size_t len, size_t len2)
 	size_t n = sizeof(struct queue_record) + len + 1;
 
 	if (kind == RN_EV_MOVE)
-		n += sizeof(struct rn_id) + len2 + 1;
+		n += sizeof(struct queue_id) + len2 + 1;
 
 	return (n + RECORD_ALIGN - 1) & ~(size_t)(RECORD_ALIGN - 1);
 }
@@ -114,6 +124,19 @@ static long room_for(struct event_queue *q, size_t n, size_t *skip)
 	return n <= q->head && q->used + *skip + n <= q->size ? 0 : -1;
 }
 
+static struct queue_id id_pack(const struct rn_id *id)
+{
+	return (struct queue_id){ .dev = (uint32_t)id->dev, .gen = id->gen,
+				  .ino = id->ino };
+}
+
+static void id_unpack(const struct queue_id *q, struct rn_id *id)
+{
+	id->dev = q->dev;
+	id->ino = q->ino;
+	id->gen = q->gen;
+}
+
 static size_t event_size(const struct rn_event *ev)
 {
 	return record_size(ev->kind, strlen(ev->name), strlen(ev->name2));
@@ -135,12 +158,14 @@ static void record_append(struct event_queue *q, const struct rn_event *ev)
 	r->isdir = ev->isdir;
 	r->len = len;
 	r->len2 = len2;
-	r->obj = ev->obj;
-	r->dir = ev->dir;
+	r->obj = id_pack(&ev->obj);
+	r->dir = id_pack(&ev->dir);
 	p = r->tail;
 	if (ev->kind == RN_EV_MOVE) {
-		memcpy(p, &ev->dir2, sizeof(ev->dir2));
-		p += sizeof(ev->dir2);
+		struct queue_id dir2 = id_pack(&ev->dir2);
+
+		memcpy(p, &dir2, sizeof(dir2));
+		p += sizeof(dir2);
 	}
 	memcpy(p, ev->name, len + 1);
 	if (ev->kind == RN_EV_MOVE)
@@ -192,12 +217,15 @@ static void record_take(struct event_queue *q, struct rn_event *ev)
 	memset(ev, 0, sizeof(*ev));
 	ev->kind = r->kind;
 	ev->isdir = r->isdir;
-	ev->obj = r->obj;
-	ev->dir = r->dir;
+	id_unpack(&r->obj, &ev->obj);
+	id_unpack(&r->dir, &ev->dir);
 	p = r->tail;
 	if (r->kind == RN_EV_MOVE) {
-		memcpy(&ev->dir2, p, sizeof(ev->dir2));
-		p += sizeof(ev->dir2);
+		struct queue_id dir2;
+
+		memcpy(&dir2, p, sizeof(dir2));
+		id_unpack(&dir2, &ev->dir2);
+		p += sizeof(dir2);
 	}
 	memcpy(ev->name, p, r->len + 1);
 	if (r->kind == RN_EV_MOVE)

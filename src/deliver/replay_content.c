@@ -16,6 +16,14 @@
  *   CLOSE_WRITE  closing that file, or an open for writing and a close.
  * The object is reached through its directory and name when the client
  * knows them, so that watchers of the directory get the name too.
+ *
+ * The object may be gone from the backing store by the time its change is
+ * replayed (written, then unlinked or replaced at once): the client still
+ * shows it, as a ghost or as a node whose backing file is deleted, and
+ * must get the change before the DELETE. Nothing here needs the backing
+ * object: the gate answers the replay's requests from the attributes the
+ * client was last shown (or, gone and unknown, those of a plain file), and
+ * the name's lookups from the node it shows.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,19 +36,25 @@
 /* The object's directory and name on the mount, or the object itself. */
 struct target {
 	struct replay_node node;
+	uint64_t parent;	/* node of dfd if a directory, else 0 */
 	int dfd;		/* directory, or the object's own O_PATH fd */
 	const char *name;	/* name in dfd, or "" for dfd itself */
+	struct stat st;		/* what the gate answers with */
 };
 
-/* Is the node the client shows as (dir, name) the event's object? */
+/*
+ * Is the node the client shows as (dir, name) the event's object? A ghost
+ * born of a create whose object was already gone has no host id: it is
+ * the object the event names.
+ */
 static bool target_shown(struct replay *r, const struct replay_node *dir,
 			 const struct rn_event *ev, struct replay_node *n)
 {
 	struct rn_id id;
 
 	return replay_shown_node(r, dir->id, ev->name, n) &&
-	       (!rn_id_known(&ev->obj) ||
-		(fs_id_of(r->fs, n->id, &id) && id.ino == ev->obj.ino));
+	       (!rn_id_known(&ev->obj) || !fs_id_of(r->fs, n->id, &id) ||
+		rn_id_equal(&id, &ev->obj));
 }
 
 static bool target_from_name(struct replay *r, const struct rn_event *ev,
@@ -64,30 +78,59 @@ static bool target_from_name(struct replay *r, const struct rn_event *ev,
 		close(t->dfd);
 		return false;
 	}
+	t->parent = dir.id;
 	t->name = ev->name;
 	return true;
+}
+
+/*
+ * The target's attributes from the backing store (asking through the
+ * mount would cost a GETATTR, as the client's copy was just invalidated),
+ * or, once it is gone, a stand-in: a ghost's are that already. A deleted
+ * file still shows its name until the DELETE is replayed: one link.
+ */
+static void target_stat(struct replay *r, const struct rn_event *ev,
+			struct target *t)
+{
+	if (fs_node_stat(r->fs, t->node.id, &t->st))
+		replay_fake_stat(ev, ev->isdir, &t->st);
+	else if (!t->st.st_nlink)
+		t->st.st_nlink = 1;
 }
 
 static bool target_open(struct replay *r, const struct rn_event *ev,
 			struct target *t)
 {
-	if (target_from_name(r, ev, t))
-		return true;
-	if (!replay_known_node(r, &ev->obj, &t->node))
+	if (!target_from_name(r, ev, t)) {
+		if (!replay_known_node(r, &ev->obj, &t->node))
+			return false;
+		t->dfd = replay_node_open(r, &t->node, O_PATH);
+		if (t->dfd < 0)
+			return false;
+		t->parent = 0;
+		t->name = "";
+	}
+	target_stat(r, ev, t);
+	/* A reused inode number must not turn a file's event into a dir's. */
+	if (!!S_ISDIR(t->st.st_mode) != ev->isdir) {
+		close(t->dfd);
 		return false;
-	t->dfd = replay_node_open(r, &t->node, O_PATH);
-	t->name = "";
-	return t->dfd >= 0;
+	}
+	return true;
 }
 
 /*
- * The target's attributes from the backing store: asking through the mount
- * would cost a GETATTR, as the client's copy was just invalidated.
+ * What the replay in flight answers: op on the target; a lookup of its
+ * name (the client's entry may need revalidating) gets the node shown.
  */
-static int target_stat(struct replay *r, const struct target *t,
-		       struct stat *st)
+static void target_expect(const struct target *t, enum fs_gate_op op,
+			  struct replay_expect *e)
 {
-	return fs_node_stat(r->fs, t->node.id, st);
+	e->op = op;
+	e->node = t->node.id;
+	e->parent = t->parent;
+	strcpy(e->name, t->name);
+	e->st = t->st;
 }
 
 static int target_open_write(struct replay *r, const struct target *t)
@@ -108,32 +151,28 @@ static int target_open_write(struct replay *r, const struct target *t)
 /* A regular file of the client's, opened for writing with direct_io. */
 static int writer_get(struct replay *r, const struct target *t)
 {
-	struct replay_expect e = { .op = FS_GATE_WRITE };
-	struct stat st;
+	struct replay_expect e = { 0 };
 	int fd = replay_writer_find(r, t->node.id);
 
 	if (fd >= 0)
 		return fd;
-	if (target_stat(r, t, &st) || !S_ISREG(st.st_mode))
+	if (!S_ISREG(t->st.st_mode))
 		return -EINVAL;
-	e.node = t->node.id;
+	target_expect(t, FS_GATE_WRITE, &e);
 	replay_expect_set(r, &e);
 	fd = target_open_write(r, t);
 	replay_expect_clear(r);
 	return fd < 0 ? fd : replay_writer_hold(r, t->node.id, fd);
 }
 
-static int modify_through(struct replay *r, int fd, uint64_t node)
+static int modify_through(struct replay *r, int fd, const struct target *t)
 {
-	struct replay_expect e = { .node = node };
-	struct stat st;
-	int ret = fs_node_stat(r->fs, node, &st);
+	struct replay_expect e = { 0 };
+	int ret;
 
-	if (ret)
-		return ret;
-	e.op = st.st_size ? FS_GATE_WRITE : FS_GATE_SETATTR;
+	target_expect(t, t->st.st_size ? FS_GATE_WRITE : FS_GATE_SETATTR, &e);
 	replay_expect_set(r, &e);
-	if (st.st_size)
+	if (t->st.st_size)
 		ret = pwrite(fd, "", 1, 0) == 1 ? 1 : -EIO;
 	else
 		ret = ftruncate(fd, 0) ? -errno : 1;
@@ -166,7 +205,7 @@ int replay_modify(struct replay *r, const struct rn_event *ev)
 	fs_inval_inode(r->fs, t.node.id);
 	if (merged)
 		return 0;
-	ret = fd < 0 ? fd : modify_through(r, fd, t.node.id);
+	ret = fd < 0 ? fd : modify_through(r, fd, &t);
 	if (ret > 0)
 		r->last_modified = t.node.id;
 	return ret;
@@ -174,24 +213,21 @@ int replay_modify(struct replay *r, const struct rn_event *ev)
 
 static int attrib_through(struct replay *r, const struct target *t)
 {
-	struct replay_expect e = { .op = FS_GATE_SETATTR };
-	struct stat st;
+	struct replay_expect e = { 0 };
+	const struct stat *st = &t->st;
 	char path[32];
 	int ret;
 
-	ret = target_stat(r, t, &st);
-	if (ret)
-		return ret;
-	e.node = t->node.id;
+	target_expect(t, FS_GATE_SETATTR, &e);
 	replay_expect_set(r, &e);
-	if (S_ISLNK(st.st_mode))
-		ret = fchownat(t->dfd, t->name, st.st_uid, st.st_gid,
+	if (S_ISLNK(st->st_mode))
+		ret = fchownat(t->dfd, t->name, st->st_uid, st->st_gid,
 			       AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH);
 	else if (t->name[0])
-		ret = fchmodat(t->dfd, t->name, st.st_mode & 07777, 0);
+		ret = fchmodat(t->dfd, t->name, st->st_mode & 07777, 0);
 	else {
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", t->dfd);
-		ret = chmod(path, st.st_mode & 07777);
+		ret = chmod(path, st->st_mode & 07777);
 	}
 	ret = ret ? -errno : 1;
 	replay_expect_clear(r);

@@ -30,15 +30,15 @@ bool replay_known_node(struct replay *r, const struct rn_id *id,
 	return rn_id_known(id) && fs_node_of(r->fs, id, &n->id, &n->gen);
 }
 
+/*
+ * By node, not through its host id: a ghost has none, and the host id of
+ * a deleted object may already name its successor.
+ */
 bool replay_shown_node(struct replay *r, uint64_t parent, const char *name,
 		       struct replay_node *n)
 {
-	struct rn_id id;
-	uint64_t node;
-
-	return fs_name_shown(r->fs, parent, name, &node) &&
-	       fs_id_of(r->fs, node, &id) && replay_known_node(r, &id, n) &&
-	       n->id == node;
+	return fs_name_shown(r->fs, parent, name, &n->id) &&
+	       fs_node_live(r->fs, n->id, &n->gen);
 }
 
 int replay_node_open(struct replay *r, const struct replay_node *n,

@@ -24,6 +24,21 @@ static void reply_attr(fuse_req_t req, struct fs_inode *in)
 		fuse_reply_attr(req, &st, fs->attr_timeout);
 }
 
+/*
+ * The gate's SETATTR: the node's attributes, unchanged; or, when the
+ * object is already gone (a change replayed just before its removal),
+ * those the gate gave.
+ */
+static void reply_answer(fuse_req_t req, struct fs_inode *in,
+			 const struct stat *given)
+{
+	struct stat st;
+
+	if (fs_table_stat(in, &st))
+		st = *given;
+	fuse_reply_attr(req, &st, fs_of(req)->attr_timeout);
+}
+
 void fs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
@@ -128,6 +143,8 @@ void fs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	}
 	if (err)
 		fuse_reply_err(req, -err);
+	else if (a.verdict == FS_GATE_ANSWER)
+		reply_answer(req, in, &a.st);
 	else
 		reply_attr(req, in);
 	fs_inode_put(fs, in);

@@ -2,7 +2,9 @@
 /*
  * File ops: open, create, read, write, flush, release, fsync, fallocate,
  * lseek, copy_file_range, flock. fi->fh is a plain fd on the backing
- * file, owned by the open file until release.
+ * file, owned by the open file until release, or FS_NO_FILE for a
+ * replay's open of an object already gone (the gate answers its writes
+ * and truncates, and it is never flushed).
  *
  * Files are opened through /proc/self/fd/N of the inode's O_PATH fd: the
  * magic link names exactly that inode, so no path is walked and no
@@ -20,6 +22,8 @@
 #include "fs_internal.h"
 #include "name_check.h"
 #include "names_shown.h"
+
+#define FS_NO_FILE (-1)
 
 static int open_node(struct fs_inode *in, int flags)
 {
@@ -55,7 +59,9 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fs_change_end(fs, &c);
 	}
 	fs_inode_put(fs, in);
-	if (fd < 0) {
+	if (fd == -ESTALE && a.verdict == FS_GATE_OPEN_DIRECT)
+		fd = FS_NO_FILE;
+	else if (fd < 0) {
 		fuse_reply_err(req, -fd);
 		return;
 	}
@@ -63,7 +69,7 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	/* A replay's open writes nothing: its close needs no FLUSH. */
 	fi->direct_io = a.verdict == FS_GATE_OPEN_DIRECT;
 	fi->noflush = a.verdict == FS_GATE_OPEN_DIRECT;
-	if (fuse_reply_open(req, fi))
+	if (fuse_reply_open(req, fi) && fd >= 0)
 		close(fd);
 }
 
@@ -203,7 +209,8 @@ void fs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (in)
 		fs_change_begin_close(fs, &c, in);
 	fs_inode_put(fs, in);
-	close(fi->fh);
+	if ((int)fi->fh != FS_NO_FILE)
+		close(fi->fh);
 	fs_change_end(fs, &c);
 	fuse_reply_err(req, 0);
 }

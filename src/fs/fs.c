@@ -82,6 +82,11 @@ bool fs_id_of(struct fs *fs, uint64_t nodeid, struct rn_id *id)
 	return fs_table_id_of(&fs->table, nodeid, id);
 }
 
+bool fs_node_live(struct fs *fs, uint64_t nodeid, uint32_t *generation)
+{
+	return fs_table_node_live(&fs->table, nodeid, generation);
+}
+
 bool fs_name_shown(struct fs *fs, uint64_t parent, const char *name,
 		   uint64_t *nodeid)
 {

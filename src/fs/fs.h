@@ -69,11 +69,16 @@ enum fs_gate_verdict {
 	 * backing store is not touched.
 	 * UNLINK, RMDIR, RENAME: reply success and update what the client has
 	 * been shown; the backing store is not touched.
-	 * SETATTR: reply the node's current attributes; change nothing.
+	 * SETATTR: reply the node's current attributes (answer.st if the
+	 * backing object is gone); change nothing.
 	 * WRITE: reply that all bytes were written; write nothing.
 	 */
 	FS_GATE_ANSWER,
-	/* OPEN: open normally, but with direct_io so writes come to us. */
+	/*
+	 * OPEN: open normally, but with direct_io so writes come to us; a
+	 * node whose backing object is gone is opened with no backing file
+	 * (the gate answers whatever the opener does with it).
+	 */
 	FS_GATE_OPEN_DIRECT,
 };
 
@@ -138,6 +143,12 @@ int fs_backing_statat(struct fs *fs, uint64_t parent, const char *name,
 
 /* The host id behind a node id; false if unknown. */
 bool fs_id_of(struct fs *fs, uint64_t nodeid, struct rn_id *id);
+
+/*
+ * Does the kernel still hold a reference to the node, and with which
+ * generation? Also for a ghost, which has no host id.
+ */
+bool fs_node_live(struct fs *fs, uint64_t nodeid, uint32_t *generation);
 
 /*
  * Was the client shown (parent, name), and as which node? A positive

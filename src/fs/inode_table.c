@@ -17,7 +17,11 @@
  * would be told apart. A host id maps to at most one live real inode. A
  * ghost (fd -1: the backing object is gone) is indexed by its host id only
  * while no real inode claims it; a real object with the same host id (the
- * inode number was reused) takes the index over from the ghost.
+ * inode number was reused) takes the index over from the ghost. A real
+ * inode's id carries the gen of its host file handle, and a host id asked
+ * for with another gen is a different object: an event read about a
+ * deleted file must not reach the file that reused its inode number
+ * (while an inode holds its fd, the number cannot be reused).
  *
  * Fds. A real inode holds an O_PATH fd on its backing object, so that
  * ops walk no paths. But the kernel may know more objects than the
@@ -186,15 +190,30 @@ static void idle_add(struct fs_table *t, struct fs_inode *in)
 	}
 }
 
+static uint32_t gen_of(const struct fs_handle *h)
+{
+	return h ? rn_handle_gen(h->type, h->bytes, h->len) : 0;
+}
+
 static void index_handle(struct fs_table *t, struct fs_inode *in)
 {
 	void **slot;
 
 	in->fh = handle_of(in->fd);
+	in->id.gen = gen_of(in->fh);
 	if (!in->fh)
 		return;
 	slot = tsearch(in, &t->by_handle, cmp_handle);
 	in->fh_indexed = slot && *slot == in;
+}
+
+/* A file's gen; its handle is kept only if its fd is closed when idle. */
+static void file_gen(struct fs_inode *in)
+{
+	struct fs_handle *h = handle_of(in->fd);
+
+	in->id.gen = gen_of(h);
+	free(h);
 }
 
 static struct fs_inode *inode_new(struct fs_table *t, int fd,
@@ -359,9 +378,11 @@ static struct fs_inode *learn_new(struct fs_table *t, int fd,
 		tdelete(ghost, &t->by_id, cmp_id);
 		ghost->id_indexed = false;
 	}
-	in->id_indexed = tsearch(in, &t->by_id, cmp_id) != NULL;
 	if (S_ISDIR(st->st_mode))
 		index_handle(t, in);
+	else
+		file_gen(in);
+	in->id_indexed = tsearch(in, &t->by_id, cmp_id) != NULL;
 	if (!in->refs)
 		idle_add(t, in);
 	return in;
@@ -370,7 +391,7 @@ static struct fs_inode *learn_new(struct fs_table *t, int fd,
 struct fs_inode *fs_table_learn(struct fs_table *t, int fd,
 				const struct stat *st)
 {
-	struct rn_id id = { st->st_dev, st->st_ino };
+	struct rn_id id = { .dev = st->st_dev, .ino = st->st_ino };
 	struct fs_inode *in;
 
 	pthread_mutex_lock(&t->lock);
@@ -395,7 +416,7 @@ struct fs_inode *fs_table_learn(struct fs_table *t, int fd,
 
 struct fs_inode *fs_table_ghost(struct fs_table *t, const struct stat *st)
 {
-	struct rn_id id = { st->st_dev, st->st_ino };
+	struct rn_id id = { .dev = st->st_dev, .ino = st->st_ino };
 	struct stat gst = *st;
 	struct fs_inode *in;
 
@@ -458,10 +479,25 @@ bool fs_table_node_of(struct fs_table *t, const struct rn_id *id,
 
 	pthread_mutex_lock(&t->lock);
 	in = find_id(t, id);
+	if (in && !rn_gen_match(in->id.gen, id->gen))
+		in = NULL;	/* its inode number, another object */
 	if (in) {
 		*nodeid = in->nodeid;
 		*generation = in->generation;
 	}
+	pthread_mutex_unlock(&t->lock);
+	return in != NULL;
+}
+
+bool fs_table_node_live(struct fs_table *t, uint64_t nodeid,
+			uint32_t *generation)
+{
+	struct fs_inode *in;
+
+	pthread_mutex_lock(&t->lock);
+	in = find_node(t, nodeid);
+	if (in)
+		*generation = in->generation;
 	pthread_mutex_unlock(&t->lock);
 	return in != NULL;
 }

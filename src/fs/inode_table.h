@@ -92,6 +92,9 @@ int fs_table_stat(struct fs_inode *in, struct stat *st);
 bool fs_table_node_of(struct fs_table *t, const struct rn_id *id,
 		      uint64_t *nodeid, uint32_t *generation);
 bool fs_table_id_of(struct fs_table *t, uint64_t nodeid, struct rn_id *id);
+/* Is the node still known (not forgotten), and with which generation? */
+bool fs_table_node_live(struct fs_table *t, uint64_t nodeid,
+			uint32_t *generation);
 bool fs_table_resolve_handle(struct fs_table *t, const void *handle,
 			     size_t len, int type, struct rn_id *id);
 

@@ -42,7 +42,23 @@ int watch_fd_id(int fd, struct rn_id *id)
 		return -1;
 	id->dev = st.st_dev;
 	id->ino = st.st_ino;
+	id->gen = 0;
 	return 0;
+}
+
+uint32_t watch_name_gen(int dfd, const char *name)
+{
+	union {
+		struct file_handle fh;
+		unsigned char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} u;
+	int mnt;
+
+	u.fh.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(dfd, name, &u.fh, &mnt, 0))
+		return 0;
+	return rn_handle_gen(u.fh.handle_type, u.fh.f_handle,
+			     u.fh.handle_bytes);
 }
 
 int fan_scope_init(struct fan_scope *s, const struct watch_config *cfg)
@@ -137,6 +153,7 @@ bool fan_scope_dir(struct fan_scope *s, const struct fan_fid *fid,
 			close(fd);
 			return false;
 		}
+		id->gen = rn_handle_gen(fid->type, fid->handle, fid->len);
 		inside = fan_scope_walk(s, fd);
 	} else if (s->resolve && s->resolve(s->resolve_arg, fid->handle,
 					    fid->len, fid->type, id)) {
@@ -161,5 +178,6 @@ bool fan_scope_obj(struct fan_scope *s, const struct fan_fid *fid,
 		return false;
 	ok = watch_fd_id(fd, id) == 0;
 	close(fd);
+	id->gen = rn_handle_gen(fid->type, fid->handle, fid->len);
 	return ok;
 }

@@ -175,6 +175,7 @@ static void ino_scan_entry(struct ino_watch *w, int dfd, int wd,
 		ev.isdir = S_ISDIR(st.st_mode);
 		ev.obj.dev = st.st_dev;
 		ev.obj.ino = st.st_ino;
+		ev.obj.gen = watch_name_gen(dfd, name);
 		ino_scanned_add(w, wd, name);
 		if (!ino_own(w, dir, name, RN_EV_CREATE))
 			ino_emit(w, &ev, RN_EV_CREATE);
@@ -261,6 +262,7 @@ static void ino_obj(struct ino_watch *w, int wd, const char *name,
 	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		obj->dev = st.st_dev;
 		obj->ino = st.st_ino;
+		obj->gen = watch_name_gen(fd, name);
 	}
 	close(fd);
 }

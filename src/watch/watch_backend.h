@@ -24,7 +24,9 @@ int ino_watch_read(struct ino_watch *w, watch_emit_fn emit, void *arg);
 void ino_watch_own_change(struct ino_watch *w, const struct rn_id *id,
 			  const char *name, unsigned int kinds, bool ended);
 
-/* Host id of an fd: (st_dev, st_ino). */
+/* Host id of an fd: (st_dev, st_ino), gen unknown. */
 int watch_fd_id(int fd, struct rn_id *id);
+/* The gen of name in dfd (not followed), from its file handle; 0 if none. */
+uint32_t watch_name_gen(int dfd, const char *name);
 
 #endif

@@ -108,6 +108,13 @@ const struct e2e_scenario e2e_event_scenarios[] = {
 	{ "self_rename_only", { OP_MKDIR("s"), OP_MKNOD("f") },
 	  { W("s", "s"), W("f", "f") },
 	  { OP_RENAME("f", "g") }, { "f: MOVE_SELF" } },
+	/* Remotely the file is often gone before its change is replayed. */
+	{ "chmod_then_unlink", { OP_END }, { W_DIR },
+	  { OP_MKNOD("f"), OP_CHMOD("f", 0600), OP_UNLINK("f") },
+	  { "CREATE f", "ATTRIB f", "DELETE f" } },
+	{ "append_then_unlink", { OP_END }, { W_DIR },
+	  { OP_MKNOD("f"), OP_APPEND("f", "x"), OP_UNLINK("f") },
+	  { "CREATE f", "MODIFY f", "CLOSE_WRITE f", "DELETE f" } },
 	{ "dir_removed", { OP_MKDIR("d") }, { W_DIR, W("d", "d") },
 	  { OP_RMDIR("d") },
 	  { "d: DELETE_SELF", "d: IGNORED", "DELETE|ISDIR d" } },

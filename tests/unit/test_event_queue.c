@@ -90,9 +90,15 @@ static void test_compact(void)
 	int n = 0, ok = 0;
 
 	want.isdir = true;
-	want.obj = (struct rn_id){ 1, 2 };
-	want.dir = (struct rn_id){ 3, 4 };
-	want.dir2 = (struct rn_id){ 5, 6 };
+	/* Field by field: memcmp() below also compares rn_id's padding. */
+	want.obj.dev = 1;
+	want.obj.ino = 2;
+	want.obj.gen = 7;
+	want.dir.dev = 3;
+	want.dir.ino = 4;
+	want.dir2.dev = 5;
+	want.dir2.ino = 6;
+	want.dir2.gen = 9;
 	strcpy(want.name2, "g7");
 	while (n < 100 && event_queue_push(q, &want))
 		n++;

@@ -144,6 +144,50 @@ static bool handle_of(const char *name, struct file_handle *fh, int *mnt)
 	return !name_to_handle_at(root_fd, name, fh, mnt, 0);
 }
 
+/*
+ * A host id carries the gen of the object's file handle, as fanotify
+ * reports it: an event about a deleted file whose inode number was reused
+ * must not find the new file's node.
+ */
+static void test_reused_ino(struct fs_table *t)
+{
+	union {
+		struct file_handle fh;
+		char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} u;
+	struct fs_inode *e;
+	struct rn_id id;
+	uint64_t node = 0;
+	uint32_t gen;
+	int mnt;
+
+	make_file("e");
+	e = learn(t, "e");
+	if (!e || !handle_of("e", &u.fh, &mnt)) {
+		CHECK("reused_ino_setup", false);
+		return;
+	}
+	id = e->id;
+	id.gen = rn_handle_gen(u.fh.handle_type, u.fh.f_handle,
+			       u.fh.handle_bytes);
+	CHECK("reused_ino_gen_is_the_handles", e->id.gen == id.gen);
+	CHECK("reused_ino_same_gen_found",
+	      fs_table_node_of(t, &id, &node, &gen) && node == e->nodeid);
+	id.gen++;
+	CHECK("reused_ino_other_gen_not_found",
+	      !fs_table_node_of(t, &id, &node, &gen));
+	id.gen = 0;
+	CHECK("reused_ino_unknown_gen_found",
+	      fs_table_node_of(t, &id, &node, &gen) && node == e->nodeid);
+	CHECK("node_live_while_known",
+	      fs_table_node_live(t, e->nodeid, &gen) &&
+	      gen == e->generation);
+	fs_table_forget(t, e->nodeid, 1);
+	CHECK("node_not_live_once_forgotten",
+	      !fs_table_node_live(t, node, &gen));
+	unlinkat(root_fd, "e", 0);
+}
+
 static void test_dir_handles(struct fs_table *t)
 {
 	union {
@@ -308,6 +352,7 @@ int main(void)
 	test_ref_outlives_forget(&t);
 	test_ghosts(&t);
 	test_dir_handles(&t);
+	test_reused_ino(&t);
 	test_names(&t);
 	test_fd_limit(&t);
 	test_name_check();

@@ -360,7 +360,7 @@ static void test_ino(void)
 static void test_expect(void)
 {
 	static struct own_expect x;
-	struct rn_id d1 = { 1, 10 }, d2 = { 1, 11 };
+	struct rn_id d1 = { .dev = 1, .ino = 10 }, d2 = { .dev = 1, .ino = 11 };
 	unsigned int i;
 
 	own_expect_begin(&x, &d1, "a", RN_EV_ALL);
@@ -399,7 +399,7 @@ static void test_expect(void)
 	own_expect_end(&x, &d2, "", RN_EV_ALL);
 	own_expect_begin(&x, &d1, "old", RN_EV_ALL);
 	for (i = 0; i < OWN_EXPECT_MAX; i++) {
-		struct rn_id d = { 2, i };
+		struct rn_id d = { .dev = 2, .ino = i };
 
 		own_expect_begin(&x, &d, "n", RN_EV_ALL);
 		own_expect_end(&x, &d, "n", RN_EV_ALL);
@@ -417,7 +417,7 @@ static void test_cache(void)
 {
 	struct dir_cache *c = dir_cache_new(16);
 	unsigned char h[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
-	struct rn_id id = { 3, 4 }, got;
+	struct rn_id id = { .dev = 3, .ino = 4, .gen = 5 }, got;
 	bool inside = false;
 	unsigned int i, hits = 0;
 
