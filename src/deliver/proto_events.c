@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "overflow_log.h"
 #include "proto_send_internal.h"
 
 static bool node_known(struct proto_send *s, const struct rn_id *id,
@@ -214,8 +215,7 @@ int proto_deliver(struct proto_send *s, const struct rn_event *ev)
 	case RN_EV_OVERFLOW:
 		/* The protocol has no overflow notification (yet). */
 		s->stats.overflows++;
-		fuse_log(FUSE_LOG_WARNING,
-			 "rnotifyfs: host event queue overflowed; some remote changes were not delivered\n");
+		overflow_log_warn(0);
 		return 0;
 	}
 	return 0;

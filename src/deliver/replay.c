@@ -27,6 +27,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "overflow_log.h"
 #include "replay_internal.h"
 
 struct replay *replay_new(struct fs *fs, struct event_queue *q,
@@ -70,8 +71,7 @@ static int replay_event(struct replay *r, const struct rn_event *ev)
 		/* A stock kernel has no way to queue IN_Q_OVERFLOW for
 		 * watchers of a FUSE mount: count it and log it. */
 		r->stats.overflows++;
-		fuse_log(FUSE_LOG_WARNING,
-			 "rnotifyfs: host event queue overflowed; some remote changes were not delivered\n");
+		overflow_log_warn(event_queue_dropped(r->queue));
 		return 0;
 	}
 	return 0;
@@ -150,9 +150,15 @@ static void *replay_main(void *arg)
 	while (event_queue_pop(r->queue, &ev)) {
 		ret = mount_enter(r);
 		replay_count(r, &ev, ret ? ret : replay_event(r, &ev));
-		if (event_queue_idle(r->queue))
+		if (event_queue_idle(r->queue)) {
 			mount_leave(r);
+			if (r->stats.overflows)
+				overflow_log_flush(event_queue_dropped(r->queue),
+						   false);
+		}
 	}
+	if (r->stats.overflows)
+		overflow_log_flush(event_queue_dropped(r->queue), true);
 	replay_writer_close_all(r);
 	mount_leave(r);
 	return NULL;

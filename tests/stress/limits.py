@@ -20,6 +20,7 @@ import errno
 import os
 import signal
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "pylib"))
 import rnfix  # noqa: E402
@@ -27,6 +28,7 @@ import rnfix  # noqa: E402
 FD_LIMIT = 128
 WATCH_DIRS = 60
 BURST = 20000
+LOG_INTERVAL = 5	# src/deliver/overflow_log.h OVERFLOW_LOG_INTERVAL
 
 
 def start(chk, m):
@@ -132,6 +134,7 @@ def host_overflow(server, name, opts):
         return m, chk
     ino = rnfix.Inotify()
     ino.add(m.mpath("d"))
+    t0 = time.monotonic()
     os.kill(m.proc.pid, signal.SIGSTOP)
     try:
         for i in range(BURST):
@@ -147,6 +150,13 @@ def host_overflow(server, name, opts):
     chk.ok("overflow_logged", logged, "no overflow line in the log")
     # Delivery resumes once the queue drained: bounded, generous.
     alive_and_serving(chk, m, timeout=120)
+    # The first line at once, then at most one a LOG_INTERVAL, counted.
+    lines = [ln for ln in m.server_log().splitlines() if "overflow" in ln]
+    most = 2 + int((time.monotonic() - t0) / LOG_INTERVAL)
+    chk.ok("overflow_log_bounded", 0 < len(lines) <= most,
+           f"{len(lines)} overflow lines, at most {most} allowed")
+    chk.ok("overflow_log_counts", bool(lines) and "dropped" in lines[0],
+           f"first line gives no count: {lines[:1]!r}")
     seen = []
     ino.wait_for(lambda e: False, 0.5, seen)
     overflow = sum(1 for e in seen if e[1] & rnfix.IN_Q_OVERFLOW)
