@@ -55,7 +55,8 @@ uint32_t watch_name_gen(int dfd, const char *name)
 	int mnt;
 
 	u.fh.handle_bytes = MAX_HANDLE_SZ;
-	if (name_to_handle_at(dfd, name, &u.fh, &mnt, 0))
+	if (name_to_handle_at(dfd, name, &u.fh, &mnt,
+			      name[0] ? 0 : AT_EMPTY_PATH))
 		return 0;
 	return rn_handle_gen(u.fh.handle_type, u.fh.f_handle,
 			     u.fh.handle_bytes);

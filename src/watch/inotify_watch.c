@@ -229,6 +229,7 @@ static int ino_add_dir(struct ino_watch *w, int parent_wd, const char *rel,
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	if (watch_fd_id(fd, &id) < 0)
 		goto out;
+	id.gen = watch_name_gen(fd, "");
 	wd = inotify_add_watch(w->fd, proc, INO_MASK);
 	if (wd < 0) {
 		fprintf(stderr, "rnotify: inotify watch on %s: %s\n", rel,

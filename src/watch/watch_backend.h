@@ -26,7 +26,10 @@ void ino_watch_own_change(struct ino_watch *w, const struct rn_id *id,
 
 /* Host id of an fd: (st_dev, st_ino), gen unknown. */
 int watch_fd_id(int fd, struct rn_id *id);
-/* The gen of name in dfd (not followed), from its file handle; 0 if none. */
+/*
+ * The gen of name in dfd (not followed; "" for dfd itself), from its file
+ * handle; 0 if it has none.
+ */
 uint32_t watch_name_gen(int dfd, const char *name);
 
 #endif
