@@ -9,7 +9,6 @@
  * attributes (mtime, size, readdir cache) change with its entries.
  */
 #include <errno.h>
-#include <fuse_log.h>
 #include <string.h>
 #include <unistd.h>
 

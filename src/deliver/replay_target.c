@@ -1,15 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Naming objects on the mount without paths.
- *
- * A path goes stale when a directory is renamed and can be diverted by a
- * mount on top of a subdirectory; a node id cannot. The kernel encodes a
- * FUSE inode as the file handle FILEID_INO64_GEN = [nodeid >> 32,
- * nodeid & 0xffffffff, generation] (fs/fuse/inode.c, fuse_encode_fh), so
- * open_by_handle_at() on the mount gives the replayer the very directory
- * the client knows. It needs export support in the passthrough and
- * CAP_DAC_READ_SEARCH. The replayer's working directory is the mount
- * root while it replays (replay.c), so AT_FDCWD names the mount.
+ * Naming objects on the mount without paths (fuse_handle.h says why). The
+ * replayer's working directory is the mount root while it replays
+ * (replay.c), so AT_FDCWD names the mount.
  *
  * An event about an object the client holds no reference to is of no use
  * to any watcher on the mount (a watch pins its inode), so such events
@@ -20,9 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuse_handle.h"
 #include "replay_internal.h"
-
-#define FUSE_FILEID_INO64_GEN 0x81
 
 bool replay_known_node(struct replay *r, const struct rn_id *id,
 		       struct replay_node *n)
@@ -44,23 +36,7 @@ bool replay_shown_node(struct replay *r, uint64_t parent, const char *name,
 int replay_node_open(struct replay *r, const struct replay_node *n,
 		     int flags)
 {
-	struct {
-		struct file_handle fh;
-		uint32_t words[3];
-	} h;
-	int fd;
-
-	if (n->id == FUSE_ROOT_ID) {
-		fd = openat(AT_FDCWD, ".", flags | O_CLOEXEC);
-		return fd < 0 ? -errno : fd;
-	}
-	h.fh.handle_bytes = sizeof(h.words);
-	h.fh.handle_type = FUSE_FILEID_INO64_GEN;
-	h.words[0] = (uint32_t)(n->id >> 32);
-	h.words[1] = (uint32_t)n->id;
-	h.words[2] = n->gen;
-	fd = open_by_handle_at(AT_FDCWD, &h.fh, flags | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	return fuse_handle_open(AT_FDCWD, n->id, n->gen, flags);
 }
 
 /*
