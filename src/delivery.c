@@ -18,6 +18,7 @@ struct delivery {
 	struct event_pump *pump;
 	struct replay *replay;
 	struct proto_send *send;
+	struct fs *hooked;	/* whose change hook points at watch */
 	bool debug;
 };
 
@@ -69,6 +70,9 @@ static void delivery_free(struct delivery *d)
 				 st.replayed, st.skipped, st.failed,
 				 st.overflows);
 	}
+	/* FUSE handlers still run: none may call into a closed watch. */
+	if (d->hooked)
+		fs_set_change_hook(d->hooked, NULL, NULL);
 	watch_close(d->watch);
 	event_queue_free(d->queue);
 	free(d);
@@ -129,8 +133,10 @@ static int delivery_chain(struct delivery *d, const struct cli *cli,
 	d->watch = watch_open(&wc);
 	if (!d->watch)
 		return -1;
-	if (!strcmp(watch_backend_name(d->watch), "inotify"))
+	if (!strcmp(watch_backend_name(d->watch), "inotify")) {
 		fs_set_change_hook(fs, own_change, d->watch);
+		d->hooked = fs;
+	}
 	/* The kernel's protocol when it was negotiated at INIT. */
 	if (proto_io_active() ?
 	    protocol_backend(d, cli, fs, fuse_fd, &sink) :
