@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fuse_log.h>
@@ -16,6 +17,7 @@
 #include "watchdog.h"
 
 #define FUSECTL_DIR "/sys/fs/fuse/connections"
+#define WATCHDOG_CHECK_MS 200
 
 struct watchdog {
 	pid_t pid;
@@ -81,12 +83,68 @@ static void abort_connection(unsigned int conn)
 		close(fd);
 }
 
-/* The child: waits for its parent's death, then asks how it ended. */
+/* Does a line "Field:\t<hex>" of a status file have SIGKILL pending? */
+static bool status_kill_pending(FILE *f)
+{
+	char line[256];
+	unsigned long long mask;
+
+	while (fgets(line, sizeof(line), f))
+		if ((sscanf(line, "SigPnd: %llx", &mask) == 1 ||
+		     sscanf(line, "ShdPnd: %llx", &mask) == 1) &&
+		    (mask & 1ULL << (SIGKILL - 1)))
+			return true;
+	return false;
+}
+
+/*
+ * Is the server dying? A thread stuck in a request of its own mount keeps
+ * the process alive with SIGKILL pending; its main thread may be a zombie
+ * already. A check for the case the death signal does not cover.
+ */
+static bool parent_dying(pid_t parent)
+{
+	char path[64], state = 0;
+	bool dying = false;
+	FILE *f;
+	int tid;
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", parent);
+	f = fopen(path, "re");
+	if (!f || fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+		dying = true;
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/task", parent);
+	d = dying || state == 'Z' ? NULL : opendir(path);
+	while (d && !dying && (de = readdir(d))) {
+		tid = atoi(de->d_name);
+		if (tid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", parent,
+			 tid);
+		f = fopen(path, "re");
+		dying = f && status_kill_pending(f);
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return dying || state == 'Z';
+}
+
+/*
+ * The child: waits for its parent's main thread to die (the death
+ * signal) or for the parent to be found dying (checked every
+ * WATCHDOG_CHECK_MS), then asks how it ended.
+ */
 static void watchdog_main(pid_t parent, int release_fd, unsigned int conn)
 {
+	struct timespec check = { 0, WATCHDOG_CHECK_MS * 1000000L };
 	sigset_t set;
 	char byte;
-	int sig;
 
 	/* Out of the terminal's process group: Ctrl-C is the server's. */
 	setsid();
@@ -95,7 +153,8 @@ static void watchdog_main(pid_t parent, int release_fd, unsigned int conn)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	if (prctl(PR_SET_PDEATHSIG, SIGUSR1) || getppid() != parent)
 		_exit(1);
-	sigwait(&set, &sig);
+	while (sigtimedwait(&set, NULL, &check) < 0 && !parent_dying(parent))
+		;
 	if (read(release_fd, &byte, 1) != 1)
 		abort_connection(conn);
 	_exit(0);

@@ -9,9 +9,11 @@
  * the server's dead threads could give; the process never finishes
  * dying, /dev/fuse is never closed, and every program that touches the
  * mount hangs. The kernel tells the watchdog when the server's main
- * thread dies (PR_SET_PDEATHSIG); unless the server said it ended
- * cleanly, the watchdog writes to the connection's fusectl "abort" file,
- * and the mount answers ENOTCONN until it is unmounted.
+ * thread dies (PR_SET_PDEATHSIG), and the watchdog also looks for a
+ * pending SIGKILL in the server's threads five times a second; unless
+ * the server said it ended cleanly, the watchdog then writes to the
+ * connection's fusectl "abort" file, and the mount answers ENOTCONN until
+ * it is unmounted.
  */
 #ifndef RNOTIFY_WATCHDOG_H
 #define RNOTIFY_WATCHDOG_H
