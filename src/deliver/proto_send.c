@@ -3,19 +3,12 @@
  * The protocol sender: lifetime, statistics and access to the mount.
  *
  * Naming a child the kernel never looked up takes a lookup through the
- * mount. The pump thread reaches the mount through a working directory
- * of its own (unshare(CLONE_FS)): open_by_handle_at(AT_FDCWD, ...) then
- * needs no open file on the mount, and an open of the root would itself
- * be an OPEN event for watchers of the root. The working directory is the
- * mount's root only while a batch of events is being delivered, so that
- * a plain `fusermount3 -u` does not find the mount busy; each entry is
- * checked to be our mount (the device it had at the first entry), not
- * something mounted on top since.
+ * mount, which the pump thread reaches through its working directory
+ * (mount_cwd.h) while a batch of events is being delivered.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <fuse_log.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,45 +20,24 @@
 /* Without its own cwd the pump thread only loses child lookups. */
 static bool own_cwd(struct proto_send *s)
 {
+	int err;
+
 	if (!s->own_cwd) {
-		s->own_cwd = unshare(CLONE_FS) ? -1 : 1;
-		if (s->own_cwd < 0)
+		err = mount_cwd_own();
+		s->own_cwd = err ? -1 : 1;
+		if (err)
 			fuse_log(FUSE_LOG_WARNING,
 				 "rnotifyfs: unshare(CLONE_FS): %s; events about files the client never looked up are not delivered\n",
-				 strerror(errno));
+				 strerror(-err));
 	}
 	return s->own_cwd > 0;
-}
-
-static int mount_enter(struct proto_send *s)
-{
-	struct stat st;
-
-	if (s->in_mount)
-		return 0;
-	if (!own_cwd(s))
-		return -EPERM;
-	if (chdir(s->mountpoint))
-		return -errno;
-	s->in_mount = true;
-	if (stat(".", &st))
-		return -errno;
-	if (!s->mnt_dev)
-		s->mnt_dev = st.st_dev;
-	return st.st_dev == s->mnt_dev ? 0 : -EXDEV;
-}
-
-static void mount_leave(struct proto_send *s)
-{
-	if (s->in_mount && !chdir("/"))
-		s->in_mount = false;
 }
 
 int proto_lookup_child(struct proto_send *s, const struct proto_node *dir,
 		       const char *name)
 {
 	struct stat st;
-	int fd, err = mount_enter(s);
+	int fd, err = own_cwd(s) ? mount_cwd_enter(&s->cwd) : -EPERM;
 
 	if (err)
 		return err;
@@ -103,7 +75,9 @@ void proto_send_event(void *arg, const struct rn_event *ev)
 
 void proto_send_drained(void *arg)
 {
-	mount_leave(arg);
+	struct proto_send *s = arg;
+
+	mount_cwd_leave(&s->cwd);
 }
 
 struct proto_send *proto_send_new(const struct proto_send_config *cfg)
@@ -118,6 +92,7 @@ struct proto_send *proto_send_new(const struct proto_send_config *cfg)
 		free(s);
 		return NULL;
 	}
+	s->cwd.path = s->mountpoint;
 	return s;
 }
 

@@ -4,16 +4,15 @@
 #ifndef RNOTIFY_PROTO_SEND_INTERNAL_H
 #define RNOTIFY_PROTO_SEND_INTERNAL_H
 
-#include <sys/types.h>
 
+#include "mount_cwd.h"
 #include "proto_send.h"
 
 struct proto_send {
 	struct proto_send_config cfg;
 	char *mountpoint;
-	dev_t mnt_dev;		/* the mount's st_dev, 0 until the first lookup */
 	int own_cwd;		/* the thread's cwd is its own: 1, no: -1, 0: untried */
-	bool in_mount;		/* ... and is the mount's root right now */
+	struct mount_cwd cwd;	/* the mount root while delivering a batch */
 	uint32_t cookie;	/* last rename cookie sent */
 	struct proto_send_stats stats;
 };

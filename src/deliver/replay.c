@@ -8,23 +8,13 @@
  * serving yet: only this thread may wait for it). replay_stop() expects
  * the queue to be closed and the session to be still serving.
  *
- * The replayer reaches the mount through its working directory (its own:
- * the thread unshares its fs_struct), which is the mount root while
- * events are waiting and "/" when the queue is idle: like an open fd, it
- * would make a plain `fusermount3 -u` fail with EBUSY if held for good.
- * Not an fd on the root: opening the root gives its watchers OPEN|ISDIR
- * and CLOSE_NOWRITE|ISDIR and costs an OPENDIR and a RELEASEDIR, while
- * chdir() makes no event and no request; and open_by_handle_at() refuses
- * an O_PATH fd as its mount fd (EBADF) but takes AT_FDCWD. Each entry is
- * checked to be our mount (same device), not something mounted on top.
+ * The replayer reaches the mount through its working directory
+ * (mount_cwd.h), the mount root while events are waiting and "/" when the
+ * queue is idle.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "overflow_log.h"
@@ -42,6 +32,7 @@ struct replay *replay_new(struct fs *fs, struct event_queue *q,
 		free(r);
 		return NULL;
 	}
+	r->cwd.path = r->mountpoint;
 	r->fs = fs;
 	r->queue = q;
 	atomic_init(&r->tid, -1);
@@ -92,47 +83,6 @@ static void replay_count(struct replay *r, const struct rn_event *ev,
 	}
 }
 
-static void mount_leave(struct replay *r)
-{
-	/* "/" is always there: leaving cannot fail. */
-	if (r->in_mount && chdir("/") == 0)
-		r->in_mount = false;
-}
-
-/*
- * Enters the mount root and says which device it is on. DONT_SYNC: the
- * device comes from the superblock, no GETATTR needed.
- */
-static int mount_enter_dev(struct replay *r, dev_t *dev)
-{
-	struct statx stx;
-
-	if (chdir(r->mountpoint))
-		return -errno;
-	r->in_mount = true;
-	if (statx(AT_FDCWD, ".", AT_STATX_DONT_SYNC, 0, &stx)) {
-		mount_leave(r);
-		return -errno;
-	}
-	*dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
-	return 0;
-}
-
-static int mount_enter(struct replay *r)
-{
-	dev_t dev;
-	int ret;
-
-	if (r->in_mount)
-		return 0;
-	ret = mount_enter_dev(r, &dev);
-	if (!ret && dev != r->mnt_dev) {
-		mount_leave(r);
-		ret = -EXDEV;
-	}
-	return ret;
-}
-
 static void *replay_main(void *arg)
 {
 	struct replay *r = arg;
@@ -140,18 +90,21 @@ static void *replay_main(void *arg)
 	int ret;
 
 	atomic_store(&r->tid, gettid());
-	ret = unshare(CLONE_FS) ? -errno : mount_enter_dev(r, &r->mnt_dev);
+	/* The first entry learns which device the mount is. */
+	ret = mount_cwd_own();
+	if (!ret)
+		ret = mount_cwd_enter(&r->cwd);
 	if (ret) {
 		fuse_log(FUSE_LOG_ERR, "rnotifyfs: replay: %s: %s\n",
 			 r->mountpoint, strerror(-ret));
 		return NULL;
 	}
-	mount_leave(r);
+	mount_cwd_leave(&r->cwd);
 	while (event_queue_pop(r->queue, &ev)) {
-		ret = mount_enter(r);
+		ret = mount_cwd_enter(&r->cwd);
 		replay_count(r, &ev, ret ? ret : replay_event(r, &ev));
 		if (event_queue_idle(r->queue)) {
-			mount_leave(r);
+			mount_cwd_leave(&r->cwd);
 			if (r->stats.overflows)
 				overflow_log_flush(event_queue_dropped(r->queue),
 						   false);
@@ -160,7 +113,7 @@ static void *replay_main(void *arg)
 	if (r->stats.overflows)
 		overflow_log_flush(event_queue_dropped(r->queue), true);
 	replay_writer_close_all(r);
-	mount_leave(r);
+	mount_cwd_leave(&r->cwd);
 	return NULL;
 }
 

@@ -20,6 +20,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "mount_cwd.h"
 #include "replay.h"
 
 /* What the replay in flight will ask of the passthrough. */
@@ -48,8 +49,7 @@ struct replay {
 	struct fs *fs;
 	struct event_queue *queue;
 	char *mountpoint;
-	bool in_mount;			/* cwd is the mount root (busy) */
-	dev_t mnt_dev;			/* the mount's st_dev */
+	struct mount_cwd cwd;		/* the mount root while busy */
 	_Atomic pid_t tid;		/* the replayer thread */
 	pthread_t thread;
 	bool started;
