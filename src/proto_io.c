@@ -76,31 +76,12 @@ static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
 	}
 }
 
-/* Adds FUSE_HAS_FSNOTIFY (in flags2, hence FUSE_INIT_EXT) to the reply. */
-static void patch_init_reply(struct iovec *iov, int count)
-{
-	struct fuse_out_header oh;
-	struct fuse_init_out out;
-
-	if (count < 2 || iov[0].iov_len != sizeof(oh) ||
-	    iov[1].iov_len < sizeof(out))
-		return;
-	memcpy(&oh, iov[0].iov_base, sizeof(oh));
-	if (oh.unique != pio.init_unique || oh.error)
-		return;
-	memcpy(&out, iov[1].iov_base, sizeof(out));
-	out.flags |= FUSE_INIT_EXT;
-	out.flags2 |= (uint32_t)(FUSE_HAS_FSNOTIFY >> 32);
-	memcpy(iov[1].iov_base, &out, sizeof(out));
-	atomic_store(&pio.active, true);
-}
-
 static ssize_t io_writev(int fd, struct iovec *iov, int count,
 			 void *userdata)
 {
 	if (pio.want && pio.offered && !atomic_load(&pio.active) &&
-	    pio.init_unique)
-		patch_init_reply(iov, count);
+	    proto_accept_in_init_reply(iov, count, pio.init_unique))
+		atomic_store(&pio.active, true);
 	return writev(fd, iov, count);
 }
 

@@ -153,6 +153,25 @@ int proto_decode_init(const void *buf, size_t len, uint64_t *unique,
 	return 0;
 }
 
+bool proto_accept_in_init_reply(struct iovec *iov, int count,
+				uint64_t init_unique)
+{
+	struct fuse_out_header oh;
+	struct fuse_init_out out;
+
+	if (count < 2 || iov[0].iov_len != sizeof(oh) ||
+	    iov[1].iov_len < sizeof(out))
+		return false;
+	memcpy(&oh, iov[0].iov_base, sizeof(oh));
+	if (!init_unique || oh.unique != init_unique || oh.error)
+		return false;
+	memcpy(&out, iov[1].iov_base, sizeof(out));
+	out.flags |= FUSE_INIT_EXT;
+	out.flags2 |= (uint32_t)(FUSE_HAS_FSNOTIFY >> 32);
+	memcpy(iov[1].iov_base, &out, sizeof(out));
+	return true;
+}
+
 int proto_decode_watch(const void *buf, size_t len, struct proto_watch *w)
 {
 	struct fuse_in_header ih;

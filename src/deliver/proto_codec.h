@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "../../include/rnotify_proto.h"
 
@@ -82,6 +83,16 @@ int proto_decode_watch(const void *buf, size_t len, struct proto_watch *w);
  */
 int proto_decode_init(const void *buf, size_t len, uint64_t *unique,
 		      bool *offered);
+
+/*
+ * Turns the extension on in the INIT reply about to be written, iov[0]
+ * the fuse_out_header and iov[1] the fuse_init_out (libfuse's layout):
+ * adds FUSE_HAS_FSNOTIFY, in flags2, hence with FUSE_INIT_EXT. True if iov
+ * is the successful reply to request init_unique and was changed; any
+ * other message is left as it is.
+ */
+bool proto_accept_in_init_reply(struct iovec *iov, int count,
+				uint64_t init_unique);
 
 /* Encode a FUSE_FSNOTIFY request (for tests and fuzzing); frame length. */
 int proto_encode_watch(void *buf, size_t size, const struct proto_watch *w);

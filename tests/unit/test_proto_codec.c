@@ -233,6 +233,37 @@ static void test_init(void)
 	      &offered) == -EPROTO);
 }
 
+static void test_accept_init_reply(void)
+{
+	struct fuse_out_header oh = { .len = sizeof(oh) +
+				      sizeof(struct fuse_init_out),
+				      .unique = 5 };
+	struct fuse_init_out out = { .major = 7, .minor = 41,
+				     .flags = FUSE_ASYNC_READ };
+	struct iovec iov[2] = { { &oh, sizeof(oh) }, { &out, sizeof(out) } };
+
+	CHECK("init reply: other unique untouched",
+	      !proto_accept_in_init_reply(iov, 2, 6) &&
+	      out.flags == FUSE_ASYNC_READ && !out.flags2);
+	CHECK("init reply: no INIT seen yet (unique 0) untouched",
+	      !proto_accept_in_init_reply(iov, 2, 0) && !out.flags2);
+	oh.error = -EPROTO;
+	CHECK("init reply: error reply untouched",
+	      !proto_accept_in_init_reply(iov, 2, 5) && !out.flags2);
+	oh.error = 0;
+	iov[1].iov_len = 24;
+	CHECK("init reply: short fuse_init_out untouched",
+	      !proto_accept_in_init_reply(iov, 2, 5) && !out.flags2);
+	iov[1].iov_len = sizeof(out);
+	CHECK("init reply: header alone untouched",
+	      !proto_accept_in_init_reply(iov, 1, 5) && !out.flags2);
+	CHECK("init reply: accepted", proto_accept_in_init_reply(iov, 2, 5));
+	CHECK("init reply: flag in flags2, with FUSE_INIT_EXT, rest kept",
+	      out.flags == (FUSE_ASYNC_READ | FUSE_INIT_EXT) &&
+	      ((uint64_t)out.flags2 << 32) == FUSE_HAS_FSNOTIFY &&
+	      out.major == 7 && out.minor == 41);
+}
+
 int main(void)
 {
 	test_encode_layout();
@@ -241,5 +272,6 @@ int main(void)
 	test_watch();
 	test_reply();
 	test_init();
+	test_accept_init_reply();
 	return check_exit();
 }

@@ -430,19 +430,13 @@ static void vmfs_handle_watch(int fd, const void *buf, size_t len)
 
 static void vmfs_note_init(const void *buf, size_t len)
 {
-	struct fuse_in_header ih;
-	struct fuse_init_in in;
-	uint64_t flags;
+	uint64_t unique;
+	bool offered;
 
-	if (len < sizeof(ih) + sizeof(in))
+	if (proto_decode_init(buf, len, &unique, &offered))
 		return;
-	memcpy(&ih, buf, sizeof(ih));
-	memcpy(&in, (const char *)buf + sizeof(ih), sizeof(in));
-	flags = in.flags;
-	if (flags & FUSE_INIT_EXT)
-		flags |= (uint64_t)in.flags2 << 32;
-	vmfs.init_unique = ih.unique;
-	vmfs.offered = !!(flags & FUSE_HAS_FSNOTIFY);
+	vmfs.init_unique = unique;
+	vmfs.offered = offered;
 }
 
 static ssize_t vmfs_io_read(int fd, void *buf, size_t len, void *data)
@@ -463,33 +457,16 @@ static ssize_t vmfs_io_read(int fd, void *buf, size_t len, void *data)
 	}
 }
 
-/* Add FUSE_HAS_FSNOTIFY to libfuse's INIT reply when asked to. */
-static void vmfs_patch_init(struct iovec *iov, int count)
-{
-	struct fuse_out_header oh;
-	struct fuse_init_out out;
-
-	if (count < 2 || iov[0].iov_len != sizeof(oh) ||
-	    iov[1].iov_len < sizeof(out))
-		return;
-	memcpy(&oh, iov[0].iov_base, sizeof(oh));
-	if (oh.unique != vmfs.init_unique || oh.error)
-		return;
-	memcpy(&out, iov[1].iov_base, sizeof(out));
-	out.flags |= FUSE_INIT_EXT;
-	out.flags2 |= (uint32_t)(FUSE_HAS_FSNOTIFY >> 32);
-	memcpy(iov[1].iov_base, &out, sizeof(out));
-	vmfs.on = true;
-}
-
 static ssize_t vmfs_io_writev(int fd, struct iovec *iov, int count,
 			      void *data)
 {
 	struct fuse_out_header oh;
 	ssize_t n;
 
-	if (vmfs.opts.fsnotify && vmfs.offered && !vmfs.on)
-		vmfs_patch_init(iov, count);
+	/* Add FUSE_HAS_FSNOTIFY to libfuse's INIT reply when asked to. */
+	if (vmfs.opts.fsnotify && vmfs.offered && !vmfs.on &&
+	    proto_accept_in_init_reply(iov, count, vmfs.init_unique))
+		vmfs.on = true;
 	n = writev(fd, iov, count);
 	if (count < 1 || iov[0].iov_len < sizeof(oh))
 		return n;
