@@ -59,8 +59,10 @@ static int replay_event(struct replay *r, const struct rn_event *ev)
 	case RN_EV_CLOSE_WRITE:
 		return replay_close_write(r, ev);
 	case RN_EV_OVERFLOW:
-		/* A stock kernel has no way to queue IN_Q_OVERFLOW for
-		 * watchers of a FUSE mount: count it and log it. */
+		/*
+		 * A stock kernel has no way to queue IN_Q_OVERFLOW for
+		 * watchers of a FUSE mount: count it and log it.
+		 */
 		r->stats.overflows++;
 		overflow_log_warn(event_queue_dropped(r->queue));
 		return 0;
