@@ -79,6 +79,21 @@ class Checks:
         sys.exit(1 if self.failed else 0)
 
 
+def fork(fn, *a):
+    """Runs fn(*a) in a child; its pid. The child exits 0 when fn returns
+    and 1 when it raises (a child must never return into the test)."""
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            fn(*a)
+            code = 0
+        except BaseException as e:
+            print(f"INFO child {fn.__name__}: {e!r}", flush=True)
+        os._exit(code)
+    return pid
+
+
 def wait_until(cond, timeout, step=0.01):
     """Polls cond() until it is true or timeout seconds passed."""
     end = time.monotonic() + timeout

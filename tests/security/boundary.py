@@ -96,16 +96,6 @@ def client(mnt, k, stop_at, result_fd):
     os._exit(0)
 
 
-def fork(fn, *a):
-    pid = os.fork()
-    if pid == 0:
-        try:
-            fn(*a)
-        finally:
-            os._exit(3)
-    return pid
-
-
 def setup(m):
     top = os.path.dirname(os.path.dirname(m.back))
     outside = os.path.join(os.path.dirname(m.back), "outside")
@@ -141,9 +131,10 @@ def main():
     watch_all(m, ino)
     rfd, wfd = os.pipe()
     stop_at = time.time() + secs
-    pids = [fork(swapper, m.back, stop_at),
-            fork(outside_writer, outside, sibling, stop_at)]
-    pids += [fork(client, m.mnt, k, stop_at, wfd) for k in range(CLIENTS)]
+    pids = [rnfix.fork(swapper, m.back, stop_at),
+            rnfix.fork(outside_writer, outside, sibling, stop_at)]
+    pids += [rnfix.fork(client, m.mnt, k, stop_at, wfd)
+             for k in range(CLIENTS)]
     events = []
     while time.time() < stop_at + 1:
         for ev in ino.read(0.2):

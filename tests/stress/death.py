@@ -80,16 +80,6 @@ def watcher(mnt, ready):
         ino.read(1.0)
 
 
-def fork(fn, *a):
-    pid = os.fork()
-    if pid == 0:
-        try:
-            fn(*a)
-        finally:
-            os._exit(3)
-    return pid
-
-
 def enotconn(path):
     """stat in a child: a dead server's mount may block the caller."""
     try:
@@ -138,9 +128,11 @@ def scenario(server, name, remote):
     if not chk.ok("mount", m.start(), m.server_log()[-300:]):
         chk.exit()
     rfd, wfd = os.pipe()
-    watch = fork(watcher, m.mnt, wfd)
-    locals_ = [fork(mount_worker, m.mnt, i, wfd) for i in range(LOCAL)]
-    remotes = [fork(remote_worker, m.back, i, wfd) for i in range(remote)]
+    watch = rnfix.fork(watcher, m.mnt, wfd)
+    locals_ = [rnfix.fork(mount_worker, m.mnt, i, wfd)
+               for i in range(LOCAL)]
+    remotes = [rnfix.fork(remote_worker, m.back, i, wfd)
+               for i in range(remote)]
     got = b""
     end = time.monotonic() + 60
     while len(got) < 1 + LOCAL + remote and time.monotonic() < end:

@@ -212,19 +212,6 @@ def run_writer(i, root, args, tmp, remote):
         f.write(" ".join(f"{k}={v}" for k, v in sorted(wr.counts.items())))
 
 
-def fork(fn, *a):
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            fn(*a)
-            code = 0
-        except BaseException as e:	# a child must never return
-            print(f"INFO child {fn.__name__}: {e!r}", flush=True)
-        os._exit(code)
-    return pid
-
-
 class Reader:
     """The watcher: every directory of the mount, events to files."""
 
@@ -418,13 +405,14 @@ def main():
     tmp = m.tmp
     t0 = time.monotonic()
     rfd, wfd = os.pipe()
-    reader = fork(lambda: Reader(m.mnt, tmp, 120).run(wfd))
+    reader = rnfix.fork(lambda: Reader(m.mnt, tmp, 120).run(wfd))
     os.close(wfd)
     ready = rnfix.wait_until(lambda: bool(os.read(rfd, 1)), 30)
     os.close(rfd)
     chk.ok("reader_ready", ready, "reader did not start")
-    pids = [fork(run_writer, i, m.back if i < REMOTE else m.mnt, args, tmp,
-                 i < REMOTE) for i in range(REMOTE + LOCAL)]
+    pids = [rnfix.fork(run_writer, i, m.back if i < REMOTE else m.mnt,
+                       args, tmp, i < REMOTE)
+            for i in range(REMOTE + LOCAL)]
     bad = wait_children(set(pids), 600 + args.ops / 100)
     t_write = time.monotonic() - t0
     chk.ok("writers", bad == 0, f"{bad} writers failed or hung")
