@@ -91,25 +91,24 @@ static int deliver_create(struct proto_send *s, const struct rn_event *ev)
  * series reports DELETE to the directory and DELETE_SELF to the object
  * (its link count drops to 0): sending DELETE as well would double it. An
  * object with links left only loses the name (and, as for a local
- * unlink, its link count changed: ATTRIB).
+ * unlink, its link count changed: ATTRIB). False if the kernel no longer
+ * holds the name after all.
  */
-static int delete_shown(struct proto_send *s, const struct proto_node *dir,
-			const struct rn_event *ev, uint64_t child)
+static bool delete_shown(struct proto_send *s, const struct proto_node *dir,
+			 const struct rn_event *ev, uint64_t child)
 {
 	struct proto_node n = { .id = child };
 	struct stat st;
-	struct rn_id id;
 
 	if (!ev->isdir && !fs_node_stat(s->cfg.fs, child, &st) &&
-	    st.st_nlink > 0 && fs_id_of(s->cfg.fs, child, &id) &&
-	    node_known(s, &id, &n)) {
-		entry_changed(s, dir, ev->name);
+	    st.st_nlink > 0 && fs_node_live(s->cfg.fs, child, &n.gen)) {
+		entry_dropped(s, dir, ev->name);
 		fs_inval_inode(s->cfg.fs, child);
 		send_event(s, dir, FUSE_FSNOTIFY_DELETE, 0, ev->name);
-		return send_event(s, &n, FUSE_FSNOTIFY_ATTRIB, 0, NULL);
+		send_event(s, &n, FUSE_FSNOTIFY_ATTRIB, 0, NULL);
+		return true;
 	}
-	fs_inval_inode(s->cfg.fs, dir->id);
-	return fs_notify_delete(s->cfg.fs, dir->id, child, ev->name) ? 0 : 1;
+	return !fs_notify_delete(s->cfg.fs, dir->id, child, ev->name);
 }
 
 static int deliver_delete(struct proto_send *s, const struct rn_event *ev)
@@ -119,11 +118,12 @@ static int deliver_delete(struct proto_send *s, const struct rn_event *ev)
 
 	if (!node_known(s, &ev->dir, &dir))
 		return 0;
+	fs_inval_inode(s->cfg.fs, dir.id);
 	if (fs_name_shown(s->cfg.fs, dir.id, ev->name, &child) &&
 	    delete_shown(s, &dir, ev, child))
 		return 1;
 	/* The kernel never looked the name up (or no longer holds it). */
-	entry_changed(s, &dir, ev->name);
+	entry_dropped(s, &dir, ev->name);
 	return send_event(s, &dir, FUSE_FSNOTIFY_DELETE | isdir_bit(ev), 0,
 			  ev->name);
 }
