@@ -119,8 +119,12 @@ static int protocol_backend(struct delivery *d, const struct cli *cli,
 	return 0;
 }
 
-static int delivery_chain(struct delivery *d, const struct cli *cli,
-			  struct fs *fs, int fuse_fd)
+/*
+ * The host watcher first: its limits are the user's (fs.fanotify.*,
+ * fs.inotify.*), so a refusal is said before anything is mounted.
+ */
+static int delivery_watch(struct delivery *d, const struct cli *cli,
+			  struct fs *fs)
 {
 	struct watch_config wc = {
 		.backing_fd = fs_backing_fd(fs),
@@ -128,7 +132,6 @@ static int delivery_chain(struct delivery *d, const struct cli *cli,
 		.resolve = resolve_dir,
 		.resolve_arg = fs,
 	};
-	struct event_sink sink;
 
 	d->watch = watch_open(&wc);
 	if (!d->watch)
@@ -137,6 +140,14 @@ static int delivery_chain(struct delivery *d, const struct cli *cli,
 		fs_set_change_hook(fs, own_change, d->watch);
 		d->hooked = fs;
 	}
+	return 0;
+}
+
+static int delivery_chain(struct delivery *d, const struct cli *cli,
+			  struct fs *fs, int fuse_fd)
+{
+	struct event_sink sink;
+
 	/* The kernel's protocol when it was negotiated at INIT. */
 	if (proto_io_active() ?
 	    protocol_backend(d, cli, fs, fuse_fd, &sink) :
@@ -158,14 +169,38 @@ static const char *delivery_refused(const struct cli *cli)
 	return NULL;
 }
 
-struct delivery *delivery_start(const struct cli *cli, struct fs *fs,
-				int fuse_fd, bool *fatal)
+struct delivery *delivery_new(const struct cli *cli, struct fs *fs,
+			      bool *fatal)
 {
-	const char *why;
 	struct delivery *d;
 
 	*fatal = false;
 	if (cli->delivery == CLI_DELIVERY_NONE)
+		return NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		fuse_log(FUSE_LOG_ERR, "rnotifyfs: cannot start delivery: %s\n",
+			 strerror(errno));
+		*fatal = true;
+		return NULL;
+	}
+	d->debug = cli->debug;
+	/* watch_open() said why on stderr. */
+	if (delivery_watch(d, cli, fs)) {
+		delivery_free(d);
+		*fatal = true;
+		return NULL;
+	}
+	return d;
+}
+
+struct delivery *delivery_start(struct delivery *d, const struct cli *cli,
+				struct fs *fs, int fuse_fd, bool *fatal)
+{
+	const char *why;
+
+	*fatal = false;
+	if (!d)
 		return NULL;
 	why = delivery_refused(cli);
 	if (why) {
@@ -173,14 +208,9 @@ struct delivery *delivery_start(const struct cli *cli, struct fs *fs,
 		fuse_log(*fatal ? FUSE_LOG_ERR : FUSE_LOG_WARNING,
 			 "rnotifyfs: %s%s\n", why,
 			 *fatal ? "" : "; serving without delivery");
+		delivery_free(d);
 		return NULL;
 	}
-	d = calloc(1, sizeof(*d));
-	if (!d) {
-		*fatal = true;
-		return NULL;
-	}
-	d->debug = cli->debug;
 	if (delivery_chain(d, cli, fs, fuse_fd)) {
 		fuse_log(FUSE_LOG_ERR, "rnotifyfs: cannot start delivery: %s\n",
 			 strerror(errno));

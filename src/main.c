@@ -120,12 +120,13 @@ static int serve_session(struct server *s)
 		fuse_log(FUSE_LOG_ERR, "rnotifyfs: no INIT from the kernel\n");
 		return 1;
 	}
-	s->delivery = delivery_start(&s->cli, s->fs, fuse_session_fd(s->se),
-				     &fatal);
+	s->delivery = delivery_start(s->delivery, &s->cli, s->fs,
+				     fuse_session_fd(s->se), &fatal);
 	if (fatal)
 		return 1;
 	if (pthread_create(&s->stopper, NULL, stopper_main, s)) {
 		delivery_stop(s->delivery);
+		s->delivery = NULL;
 		return 1;
 	}
 	if (s->cli.singlethread)
@@ -169,6 +170,7 @@ static int mount_and_serve(struct server *s)
 		.attr_timeout = s->cli.attr_timeout,
 		.debug = s->cli.debug,
 	};
+	bool fatal;
 	int ret = 1;
 
 	s->fs = fs_new(&fc);
@@ -177,6 +179,9 @@ static int mount_and_serve(struct server *s)
 			strerror(errno));
 		return 1;
 	}
+	s->delivery = delivery_new(&s->cli, s->fs, &fatal);
+	if (fatal)
+		goto out_fs;
 	s->se = fuse_session_new(&s->cli.args, fs_ops(), sizeof(*fs_ops()),
 				 s->fs);
 	if (!s->se)
@@ -201,6 +206,8 @@ out_session:
 	fs_set_session(s->fs, NULL);
 	fuse_session_destroy(s->se);
 out_fs:
+	/* Left when delivery never started. */
+	delivery_stop(s->delivery);
 	fs_destroy(s->fs);
 	proto_io_free();
 	return ret;

@@ -30,11 +30,14 @@
  * 16,384 events overflowed whenever writers kept the pump off the CPU for
  * a moment (99k of 503k events lost in 10 s of two create/unlink writers).
  * The pump moves events on at once into the event queue, which is the
- * bound that matters.
+ * bound that matters. FAN_UNLIMITED_MARKS (CAP_SYS_ADMIN too): our one
+ * mark is then not counted against fs.fanotify.max_user_marks, so other
+ * programs of the same user using up their marks cannot stop the server.
  */
 #define FAN_INIT_FLAGS (FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK | \
-			FAN_UNLIMITED_QUEUE | FAN_REPORT_DFID_NAME | \
-			FAN_REPORT_FID | FAN_REPORT_TARGET_FID)
+			FAN_UNLIMITED_QUEUE | FAN_UNLIMITED_MARKS | \
+			FAN_REPORT_DFID_NAME | FAN_REPORT_FID | \
+			FAN_REPORT_TARGET_FID)
 #define FAN_SELF_EVENTS (FAN_MODIFY | FAN_ATTRIB | FAN_CLOSE_WRITE)
 #define FAN_WATCH_MASK (FAN_CREATE | FAN_DELETE | FAN_RENAME | \
 			FAN_SELF_EVENTS | FAN_ONDIR)

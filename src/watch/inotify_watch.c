@@ -45,6 +45,7 @@
 #include "inotify_decode.h"
 #include "own_expect.h"
 #include "watch_backend.h"
+#include "watch_limits.h"
 
 #define INO_MASK (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | \
 		  IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_DELETE_SELF | \
@@ -219,7 +220,7 @@ static void ino_scan(struct ino_watch *w, int fd, int wd,
 static int ino_add_dir(struct ino_watch *w, int parent_wd, const char *rel,
 		       const char *name, bool report)
 {
-	char proc[64];
+	char proc[64], what[PATH_MAX + 32];
 	struct rn_id id;
 	int fd, wd = -1;
 
@@ -232,8 +233,8 @@ static int ino_add_dir(struct ino_watch *w, int parent_wd, const char *rel,
 	id.gen = watch_name_gen(fd, "");
 	wd = inotify_add_watch(w->fd, proc, INO_MASK);
 	if (wd < 0) {
-		fprintf(stderr, "rnotify: inotify watch on %s: %s\n", rel,
-			strerror(errno));
+		snprintf(what, sizeof(what), "inotify watch on %s", rel);
+		watch_say_error(what, WATCH_CALL_INOTIFY_ADD, errno, "");
 		goto out;
 	}
 	if (ino_dirs_set(&w->dirs, wd, parent_wd, &id, name) < 0) {

@@ -3,7 +3,9 @@
  * The public watcher (watch.h): picks a backend and forwards to it.
  * fanotify is refused without CAP_SYS_ADMIN (EPERM) and on kernels or
  * file systems without FID reporting (EINVAL, ENODEV, EOPNOTSUPP,
- * EXDEV); WATCH_AUTO then falls back to inotify, WATCH_FANOTIFY fails.
+ * EXDEV) and past the user's fanotify limits; WATCH_AUTO then falls back
+ * to inotify, WATCH_FANOTIFY fails. Failures name the sysctl to raise when
+ * a per-user limit was met (watch_limits.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,35 +14,64 @@
 
 #include "watch.h"
 #include "watch_backend.h"
+#include "watch_limits.h"
 
 struct watch {
 	struct fan_watch *fan;	/* exactly one of these is set */
 	struct ino_watch *ino;
 };
 
+/*
+ * fanotify_init() fails EMFILE and fanotify_mark() ENOSPC for the user's
+ * limits; nothing else in fan_watch_open() fails ENOSPC.
+ */
+static enum watch_call watch_fan_call(int err)
+{
+	return err == ENOSPC ? WATCH_CALL_FANOTIFY_MARK :
+	       WATCH_CALL_FANOTIFY_INIT;
+}
+
+/*
+ * fanotify is not to be had here; with WATCH_AUTO inotify is tried. A
+ * per-user limit counts: other programs of the user hold the groups, and
+ * inotify still delivers (its own limits are checked as it watches).
+ */
 static bool watch_fan_refused(int err)
 {
 	return err == EPERM || err == EINVAL || err == ENODEV ||
-	       err == EOPNOTSUPP || err == EXDEV || err == ENOSYS;
+	       err == EOPNOTSUPP || err == EXDEV || err == ENOSYS ||
+	       watch_limit_met(watch_fan_call(err), err);
 }
 
 static int watch_open_backend(struct watch *w, const struct watch_config *cfg)
 {
+	int err;
+
 	if (cfg->backend != WATCH_INOTIFY) {
 		w->fan = fan_watch_open(cfg);
 		if (w->fan)
 			return 0;
-		if (cfg->backend == WATCH_FANOTIFY ||
-		    !watch_fan_refused(errno)) {
-			fprintf(stderr, "rnotify: fanotify watch: %s\n",
-				strerror(errno));
+		err = errno;
+		if (cfg->backend == WATCH_FANOTIFY || !watch_fan_refused(err)) {
+			watch_say_error("fanotify watch", watch_fan_call(err),
+					err, "");
+			errno = err;
 			return -1;
 		}
+		/* Only a limit is worth a word: EPERM is the normal case. */
+		if (watch_limit_met(watch_fan_call(err), err))
+			watch_say_error("fanotify watch", watch_fan_call(err),
+					err, "; watching with inotify instead");
 	}
 	w->ino = ino_watch_open(cfg);
 	if (w->ino)
 		return 0;
-	fprintf(stderr, "rnotify: inotify watch: %s\n", strerror(errno));
+	/* A failed inotify_add_watch() was reported with its directory. */
+	err = errno;
+	if (err != ENOSPC)
+		watch_say_error("inotify watch", WATCH_CALL_INOTIFY_INIT, err,
+				"");
+	errno = err;
 	return -1;
 }
 
