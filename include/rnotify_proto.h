@@ -41,6 +41,10 @@
  *     never looks the root up).  A rename is two notifications
  *     (MOVED_FROM, then MOVED_TO) sent back to back with the same nonzero
  *     cookie; the kernel maps it to one cookie of its own.
+ *     - mask == FUSE_FSNOTIFY_Q_OVERFLOW alone, on the root (nodeid
+ *       FUSE_ROOT_ID, generation 0), no name, no cookie: the server lost
+ *       events; every watcher of the mount gets an overflow event
+ *       (IN_Q_OVERFLOW, FAN_Q_OVERFLOW) and knows it must rescan.
  *     For a removed name, send FUSE_NOTIFY_DELETE first (it updates the
  *     kernel's caches and, with the series, reports DELETE and
  *     DELETE_SELF); send a DELETE notification only if that returned
@@ -97,6 +101,7 @@
 #define FUSE_FSNOTIFY_DELETE		0x00000200
 #define FUSE_FSNOTIFY_DELETE_SELF	0x00000400
 #define FUSE_FSNOTIFY_MOVE_SELF		0x00000800
+#define FUSE_FSNOTIFY_Q_OVERFLOW	0x00004000
 #define FUSE_FSNOTIFY_EVENT_ON_CHILD	0x08000000
 #define FUSE_FSNOTIFY_ISDIR		0x40000000
 

@@ -38,6 +38,15 @@ static int proto_name_check(const char *name, uint32_t namelen)
 	return 0;
 }
 
+/* Lost events concern the whole mount: the root, nothing else. */
+static int proto_overflow_check(const struct proto_event *ev)
+{
+	if (ev->nodeid != FUSE_ROOT_ID || ev->generation || ev->cookie ||
+	    ev->namelen)
+		return -EINVAL;
+	return 0;
+}
+
 int proto_event_check(const struct proto_event *ev)
 {
 	uint32_t events = ev->mask & ~FUSE_FSNOTIFY_ISDIR;
@@ -45,6 +54,8 @@ int proto_event_check(const struct proto_event *ev)
 					 FUSE_FSNOTIFY_OBJECT_EVENTS;
 	uint32_t moves = FUSE_FSNOTIFY_MOVED_FROM | FUSE_FSNOTIFY_MOVED_TO;
 
+	if (ev->mask == FUSE_FSNOTIFY_Q_OVERFLOW)
+		return proto_overflow_check(ev);
 	if (!events || (events & ~allowed))
 		return -EINVAL;
 	if (ev->cookie && !(events & moves))

@@ -196,6 +196,20 @@ static int deliver_object(struct proto_send *s, const struct rn_event *ev,
 	return send_event(s, &obj, mask | isdir_bit(ev), 0, NULL);
 }
 
+/*
+ * The host watcher lost events, so we did too: every watcher of the mount
+ * gets an overflow event and knows to rescan. Logged as well, for whoever
+ * reads the log rather than the events.
+ */
+static int deliver_overflow(struct proto_send *s)
+{
+	struct proto_node root = { .id = FUSE_ROOT_ID };
+
+	s->stats.overflows++;
+	overflow_log_warn(0);
+	return send_event(s, &root, FUSE_FSNOTIFY_Q_OVERFLOW, 0, NULL);
+}
+
 int proto_deliver(struct proto_send *s, const struct rn_event *ev)
 {
 	switch (ev->kind) {
@@ -212,10 +226,7 @@ int proto_deliver(struct proto_send *s, const struct rn_event *ev)
 	case RN_EV_CLOSE_WRITE:
 		return deliver_object(s, ev, FUSE_FSNOTIFY_CLOSE_WRITE);
 	case RN_EV_OVERFLOW:
-		/* The protocol has no overflow notification (yet). */
-		s->stats.overflows++;
-		overflow_log_warn(0);
-		return 0;
+		return deliver_overflow(s);
 	}
 	return 0;
 }

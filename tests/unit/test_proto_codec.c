@@ -126,6 +126,40 @@ static void test_event_round_trip(void)
 	      proto_decode_event(buf, len, &got) == -EINVAL);
 }
 
+static void test_overflow(void)
+{
+	unsigned char buf[PROTO_EVENT_FRAME_MAX];
+	struct proto_event ev = ev_named(FUSE_FSNOTIFY_Q_OVERFLOW, NULL);
+	struct proto_event got;
+	int len;
+
+	ev.generation = 0;
+	len = proto_encode_event(buf, sizeof(buf), &ev);
+	CHECK("overflow: on the root", len == 48 &&
+	      proto_decode_event(buf, len, &got) == 0 &&
+	      got.nodeid == FUSE_ROOT_ID && got.generation == 0 &&
+	      got.mask == FUSE_FSNOTIFY_Q_OVERFLOW);
+	ev.nodeid = 2;
+	CHECK("overflow: off the root", proto_encode_event(buf, sizeof(buf),
+	      &ev) == -EINVAL);
+	ev = ev_named(FUSE_FSNOTIFY_Q_OVERFLOW, NULL);
+	CHECK("overflow: root generation not 0",
+	      proto_encode_event(buf, sizeof(buf), &ev) == -EINVAL);
+	ev = ev_named(FUSE_FSNOTIFY_Q_OVERFLOW, "a");
+	ev.generation = 0;
+	CHECK("overflow: with a name", proto_encode_event(buf, sizeof(buf),
+	      &ev) == -EINVAL);
+	ev = ev_named(FUSE_FSNOTIFY_Q_OVERFLOW, NULL);
+	ev.generation = 0;
+	ev.cookie = 3;
+	CHECK("overflow: with a cookie", proto_encode_event(buf, sizeof(buf),
+	      &ev) == -EINVAL);
+	ev = ev_named(FUSE_FSNOTIFY_Q_OVERFLOW | FUSE_FSNOTIFY_MODIFY, NULL);
+	ev.generation = 0;
+	CHECK("overflow: with another event",
+	      proto_encode_event(buf, sizeof(buf), &ev) == -EINVAL);
+}
+
 static void test_watch(void)
 {
 	unsigned char buf[PROTO_WATCH_FRAME_SIZE + 8];
@@ -269,6 +303,7 @@ int main(void)
 	test_encode_layout();
 	test_encode_rejects();
 	test_event_round_trip();
+	test_overflow();
 	test_watch();
 	test_reply();
 	test_init();

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * t_proto_bad - patch 6: every malformed FUSE_NOTIFY_FSNOTIFY is refused
+ * t_proto_bad - patches 6, 8: every malformed FUSE_NOTIFY_FSNOTIFY is refused
  * by write() with the documented error, delivers nothing, and the kernel
  * keeps serving the mount.  Frames are built by hand here: the codec
  * refuses to build them.
@@ -46,6 +46,24 @@ static int send_raw(uint64_t nodeid, uint64_t gen, uint32_t mask,
 	return vmfs_write_frame(frame, oh.len);
 }
 
+/* An overflow is for the whole mount: the root, alone, nothing else. */
+static void test_bad_overflow(uint64_t f, uint64_t gen)
+{
+	uint32_t ovf = FUSE_FSNOTIFY_Q_OVERFLOW;
+
+	CHECK("bad: overflow off the root",
+	      send_raw(f, gen, ovf, 0, 0, NULL, 0) == -EINVAL);
+	CHECK("bad: overflow, root generation not 0",
+	      send_raw(1, 1, ovf, 0, 0, NULL, 0) == -EINVAL);
+	CHECK("bad: overflow with a name",
+	      send_raw(1, 0, ovf, 0, 1, "z", 1) == -EINVAL);
+	CHECK("bad: overflow with a cookie",
+	      send_raw(1, 0, ovf, 7, 0, NULL, 0) == -EINVAL);
+	CHECK("bad: overflow with another event",
+	      send_raw(1, 0, ovf | FUSE_FSNOTIFY_MODIFY, 0, 0, NULL, 0)
+	      == -EINVAL);
+}
+
 static void test_bad_frames(uint64_t f, uint64_t gen)
 {
 	static char big[65536 - 48];
@@ -86,6 +104,7 @@ static void test_bad_frames(uint64_t f, uint64_t gen)
 	      9, 1, "z", 1) == -EINVAL);
 	CHECK("bad: entry event on a file", send_raw(f, gen,
 	      FUSE_FSNOTIFY_CREATE, 0, 1, "z", 1) == -ENOTDIR);
+	test_bad_overflow(f, gen);
 	send_raw(1, 0, FUSE_FSNOTIFY_CREATE, 0, 0, NULL, 0);
 	((struct fuse_out_header *)frame)->len = 16 + 8;
 	CHECK("bad: short fixed part", vmfs_write_frame(frame, 16 + 8)

@@ -5,16 +5,19 @@
  * remote changes made to BACKING (a tmpfs) reach inotify and fanotify
  * watchers on the mount as notifications: every event type, rename
  * cookies, DELETE_SELF/IGNORED, children the kernel never looked up,
- * fresh content after MODIFY, local changes exactly once. With
+ * fresh content after MODIFY, local changes exactly once, and an overflow
+ * of the server's host watcher as IN_Q_OVERFLOW on the mount. With
  * delivery=replay it declines the offer and replays, as on a stock kernel.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/fanotify.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../lib/check.h"
@@ -157,6 +160,82 @@ static void test_fanotify_filesystem_mark(void)
 	vm_inotify_expect(in_dir, IN_DELETE, "fz", NULL);
 }
 
+static bool set_max_queued(const char *n)
+{
+	int fd = open("/proc/sys/fs/inotify/max_queued_events", O_WRONLY);
+	bool ok = fd >= 0 && write(fd, n, strlen(n)) == (ssize_t)strlen(n);
+
+	close(fd);
+	return ok;
+}
+
+/* Remote mkdirs while the server is stopped, past its host queue. */
+static bool mkdirs_while_stopped(pid_t pid, int n)
+{
+	char path[64];
+	int status, i;
+	bool ok = !kill(pid, SIGSTOP) &&
+		  waitpid(pid, &status, WUNTRACED) == pid &&
+		  WIFSTOPPED(status);
+
+	for (i = 0; ok && i < n; i++) {
+		snprintf(path, sizeof(path), B "3/d%02d", i);
+		ok = !mkdir(path, 0755);
+	}
+	return !kill(pid, SIGCONT) && ok;
+}
+
+/* The events that were not lost, in order, then the overflow. */
+static bool creates_then_overflow(int in, int want)
+{
+	struct vm_event ev;
+	char name[16];
+	int i;
+
+	for (i = 0; vm_inotify_next(in, &ev); i++) {
+		if (ev.mask == IN_Q_OVERFLOW && !ev.name[0])
+			return i == want;
+		snprintf(name, sizeof(name), "d%02d", i);
+		if (ev.mask != (IN_CREATE | IN_ISDIR) || strcmp(ev.name, name))
+			break;
+	}
+	printf("# overflow: %d creates, then:\n", i);
+	vm_event_print("inotify got", &ev);
+	return false;
+}
+
+/*
+ * The host watcher (inotify, a 16-event queue here) overflows while the
+ * server is stopped: the 16 changes it kept reach the mount, then every
+ * watcher of the mount gets IN_Q_OVERFLOW instead of silence, and
+ * delivery goes on.
+ */
+static void test_overflow(void)
+{
+	pid_t pid;
+	int in;
+
+	CHECK("overflow: max_queued_events 16", set_max_queued("16"));
+	pid = vm_server_start(B "3", M "3", "delivery=protocol,watch=inotify");
+	CHECK("overflow: max_queued_events back to 16384",
+	      set_max_queued("16384"));
+	CHECK("overflow: server with a 16-event host queue", pid > 0);
+	if (pid <= 0)
+		return;
+	in = inotify_init1(IN_CLOEXEC);
+	CHECK("overflow: watch the mount root",
+	      inotify_add_watch(in, M "3", IN_CREATE) >= 0);
+	CHECK("overflow: 40 remote mkdirs while stopped",
+	      mkdirs_while_stopped(pid, 40));
+	CHECK("overflow: 16 CREATE,ISDIR in order, then IN_Q_OVERFLOW",
+	      creates_then_overflow(in, 16));
+	CHECK("overflow: remote sentinel", mkdir(B "3/after", 0755) == 0);
+	CHECK("overflow: delivery goes on", vm_inotify_expect(in,
+	      IN_CREATE | IN_ISDIR, "after", NULL));
+	close(in);
+	CHECK("overflow: SIGTERM: exits 0", vm_server_stop(pid));
+}
+
 /*
  * delivery=replay declines the offer: the kernel then behaves as a stock
  * one (no FUSE_FSNOTIFY, no notifications) and replay still delivers.
@@ -198,5 +277,6 @@ int main(void)
 	close(in_dir);
 	CHECK("server: SIGTERM: exits 0 and unmounts", vm_server_stop(server));
 	test_replay_declines();
+	test_overflow();
 	return check_exit();
 }
