@@ -45,6 +45,13 @@
  *       FUSE_ROOT_ID, generation 0), no name, no cookie: the server lost
  *       events; every watcher of the mount gets an overflow event
  *       (IN_Q_OVERFLOW, FAN_Q_OVERFLOW) and knows it must rescan.
+ *     Before delivering, the kernel drops what the event makes stale:
+ *     the object's attributes (ATTRIB) and pages too (MODIFY,
+ *     CLOSE_WRITE); for a directory-entry event the directory's
+ *     attributes and any dentry of the name.  No separate invalidation
+ *     is needed.  A directory-entry event locks the directory, as
+ *     FUSE_NOTIFY_INVAL_ENTRY does: never send one from the thread
+ *     answering a request on that directory.
  *     For a removed name, send FUSE_NOTIFY_DELETE first (it updates the
  *     kernel's caches and, with the series, reports DELETE and
  *     DELETE_SELF); send a DELETE notification only if that returned

@@ -3,10 +3,13 @@
  * One remote change -> notifications (include/rnotify_proto.h), in the
  * order the kernel would emit them for the same change made locally.
  *
- * Caches first: the kernel's entries and attributes for everything the
- * change touched are invalidated before the first notification, so that
- * a watcher woken by the event reads the new state. A directory's
- * attributes (mtime, size, readdir cache) change with its entries.
+ * The kernel drops what an event makes stale before delivering it (the
+ * object's attributes and pages, the directory's attributes and the
+ * name's dentry), so a watcher woken by the event reads the new state and
+ * one notification per event is enough. What is left here is our record
+ * of the names the kernel holds: a name an event is about is forgotten
+ * before the event goes out (the kernel drops its dentry then), so that a
+ * lookup racing with the event records it again.
  */
 #include <errno.h>
 #include <string.h>
@@ -52,36 +55,13 @@ static uint32_t isdir_bit(const struct rn_event *ev)
 	return ev->isdir ? FUSE_FSNOTIFY_ISDIR : 0;
 }
 
-/*
- * The kernel drops (dir, name) if it holds it, and rereads dir's
- * attributes. A name it was never shown needs nothing: a failed lookup
- * is answered with an error, which the kernel never caches.
- */
-static void entry_dropped(struct proto_send *s, const struct proto_node *dir,
-			  const char *name)
-{
-	uint64_t node;
-
-	if (fs_name_shown(s->cfg.fs, dir->id, name, &node)) {
-		fs_inval_entry(s->cfg.fs, dir->id, name);
-		fs_name_forget(s->cfg.fs, dir->id, name);
-	}
-}
-
-static void entry_changed(struct proto_send *s, const struct proto_node *dir,
-			  const char *name)
-{
-	entry_dropped(s, dir, name);
-	fs_inval_inode(s->cfg.fs, dir->id);
-}
-
 static int deliver_create(struct proto_send *s, const struct rn_event *ev)
 {
 	struct proto_node dir;
 
 	if (!node_known(s, &ev->dir, &dir))
 		return 0;
-	entry_changed(s, &dir, ev->name);
+	fs_name_forget(s->cfg.fs, dir.id, ev->name);
 	return send_event(s, &dir, FUSE_FSNOTIFY_CREATE | isdir_bit(ev), 0,
 			  ev->name);
 }
@@ -102,8 +82,7 @@ static bool delete_shown(struct proto_send *s, const struct proto_node *dir,
 
 	if (!ev->isdir && !fs_node_stat(s->cfg.fs, child, &st) &&
 	    st.st_nlink > 0 && fs_node_live(s->cfg.fs, child, &n.gen)) {
-		entry_dropped(s, dir, ev->name);
-		fs_inval_inode(s->cfg.fs, child);
+		fs_name_forget(s->cfg.fs, dir->id, ev->name);
 		send_event(s, dir, FUSE_FSNOTIFY_DELETE, 0, ev->name);
 		send_event(s, &n, FUSE_FSNOTIFY_ATTRIB, 0, NULL);
 		return true;
@@ -118,12 +97,11 @@ static int deliver_delete(struct proto_send *s, const struct rn_event *ev)
 
 	if (!node_known(s, &ev->dir, &dir))
 		return 0;
-	fs_inval_inode(s->cfg.fs, dir.id);
 	if (fs_name_shown(s->cfg.fs, dir.id, ev->name, &child) &&
 	    delete_shown(s, &dir, ev, child))
 		return 1;
 	/* The kernel never looked the name up (or no longer holds it). */
-	entry_dropped(s, &dir, ev->name);
+	fs_name_forget(s->cfg.fs, dir.id, ev->name);
 	return send_event(s, &dir, FUSE_FSNOTIFY_DELETE | isdir_bit(ev), 0,
 			  ev->name);
 }
@@ -138,11 +116,9 @@ static int deliver_move(struct proto_send *s, const struct rn_event *ev)
 	int ret = 0;
 
 	if (has_from)
-		entry_changed(s, &from, ev->name);
-	if (has_to && has_from && to.id == from.id)
-		entry_dropped(s, &to, ev->name2);
-	else if (has_to)
-		entry_changed(s, &to, ev->name2);
+		fs_name_forget(s->cfg.fs, from.id, ev->name);
+	if (has_to)
+		fs_name_forget(s->cfg.fs, to.id, ev->name2);
 	if (has_from)
 		ret = send_event(s, &from, FUSE_FSNOTIFY_MOVED_FROM |
 				 isdir_bit(ev), cookie, ev->name);
@@ -192,7 +168,6 @@ static int deliver_object(struct proto_send *s, const struct rn_event *ev,
 
 	if (!object_node(s, ev, &obj))
 		return 0;
-	fs_inval_inode(s->cfg.fs, obj.id);
 	return send_event(s, &obj, mask | isdir_bit(ev), 0, NULL);
 }
 

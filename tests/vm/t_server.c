@@ -64,12 +64,37 @@ static void test_check_says_protocol(void)
 	CHECK("check: --check says protocol", p && !pclose(p) && said);
 }
 
-/* A file the kernel never looked up: the server makes it known. */
+static bool same_mtime(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return !stat(a, &sa) && !stat(b, &sb) &&
+	       sa.st_mtim.tv_sec == sb.st_mtim.tv_sec &&
+	       sa.st_mtim.tv_nsec == sb.st_mtim.tv_nsec;
+}
+
+static bool mode_is(const char *path, mode_t mode)
+{
+	struct stat st;
+
+	return !stat(path, &st) && (st.st_mode & 07777) == mode;
+}
+
+/*
+ * A file the kernel never looked up: the server makes it known. The
+ * kernel's cached attributes of the directory (stat before the change)
+ * and of the file are stale once the event arrives.
+ */
 static void test_create_write(void)
 {
+	struct stat st;
+
+	CHECK("create: root attributes cached", stat(M, &st) == 0);
 	CHECK("create: remote write", put(B "/f1", "hello", O_TRUNC));
 	CHECK("create: CREATE f1", vm_inotify_expect(in_dir, IN_CREATE, "f1",
 	      NULL));
+	CHECK("create: directory mtime fresh after CREATE",
+	      same_mtime(M, B));
 	CHECK("create: MODIFY f1 (child looked up)",
 	      vm_inotify_expect(in_dir, IN_MODIFY, "f1", NULL));
 	CHECK("create: CLOSE_WRITE f1", vm_inotify_expect(in_dir,
@@ -85,6 +110,7 @@ static void test_create_write(void)
 	CHECK("chmod: remote", chmod(B "/f1", 0600) == 0);
 	CHECK("chmod: ATTRIB f1", vm_inotify_expect(in_dir, IN_ATTRIB, "f1",
 	      NULL));
+	CHECK("chmod: new mode through the mount", mode_is(M "/f1", 0600));
 }
 
 static void test_rename_delete(void)
@@ -261,7 +287,9 @@ static void test_replay_declines(void)
 
 int main(void)
 {
-	server = vm_server_start(B, M, "delivery=protocol");
+	/* Long cache lifetimes: any staleness the events leave shows. */
+	server = vm_server_start(B, M, "delivery=protocol,attr_timeout=60,"
+				 "entry_timeout=60");
 	CHECK("server: mounts with delivery=protocol", server > 0);
 	if (server <= 0)
 		return check_exit();
