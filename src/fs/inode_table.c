@@ -5,12 +5,13 @@
  * Lifetime. An inode is created with one kernel reference (nlookup 1) by
  * fs_table_learn() or fs_table_ghost(). The kernel adds references with
  * every entry we reply and drops them with FORGET. When nlookup reaches 0
- * the inode is unhashed at once (no index finds it any more; its names in
- * the names-shown index go with it) and freed when the last user drops
- * its refs. Handlers and outside callers hold refs (fs_table_get/put)
- * while they use an inode's fd, so a FORGET racing a request, or a caller
- * outside FUSE, never sees a closed fd. The root (node id 1) holds no
- * kernel reference count and is freed only by fs_table_destroy().
+ * the inode is unhashed at once (no index finds it any more, nor its names
+ * in the names-shown index: see names_shown.c) and freed when the last
+ * user drops its refs. Handlers and outside callers hold refs
+ * (fs_table_get/put) while they use an inode's fd, so a FORGET racing a
+ * request, or a caller outside FUSE, never sees a closed fd. The root
+ * (node id 1) holds no kernel reference count and is freed only by
+ * fs_table_destroy().
  *
  * Identity. Node ids come from a 64-bit counter and are never reused;
  * generations come from a second counter, so even a node id seen twice
@@ -23,30 +24,32 @@
  * deleted file must not reach the file that reused its inode number
  * (while an inode holds its fd, the number cannot be reused).
  *
- * Fds. A real inode holds an O_PATH fd on its backing object, so that
- * ops walk no paths. But the kernel may know more objects than the
- * process may open (100,000 watched directories against a hard limit of
- * 20,000 here): beyond t->max_fds open fds, the least recently used idle
- * inodes (refs 0, on t->idle) have their fd closed and keep a file handle
- * instead; fs_table_get() opens it again by handle. A user holding a
- * reference thus always sees one fixed fd. An object that is gone from
- * the backing store cannot be opened again: its inode gets fd -1 and
- * answers like a ghost. Only objects on the export root's file system are
- * closed, as their handles are decoded relative to it.
+ * Fds. A real inode holds an O_PATH fd on its backing object, so that ops
+ * walk no paths. But the kernel may know more objects than the process may
+ * open (100,000 watched directories against a hard limit of 20,000 here):
+ * beyond t->max_fds open fds, the least recently used idle inodes (refs 0,
+ * on t->idle) have their fd closed; fs_table_get() opens it again by the
+ * host file handle every real inode keeps in its tail. A user holding a
+ * reference thus always sees one fixed fd. An object that is gone from the
+ * backing store cannot be opened again: its inode gets fd -1 and answers
+ * like a ghost. Only objects on the export root's file system are closed,
+ * as their handles are decoded relative to it.
  *
  * Locking. One mutex, t->lock, protects every index, the names-shown
- * index, the idle list, and nlookup/refs/hashed/fh of every inode, and
- * fd while refs is 0. It is held only for in-memory work plus
+ * index, the idle list, and nlookup/refs/the index bits of every inode,
+ * and fd while refs is 0. It is held only for in-memory work plus
  * name_to_handle_at(), open_by_handle_at() and close() of O_PATH fds; no
  * request ever waits for the kernel or for another request while holding
- * it. nodeid, generation, type, id and ghost_st never change after
- * creation and are read without it, as is fd by anyone holding a
- * reference. Attributes are not kept (but a ghost's): 144 bytes an inode
- * is most of what a watched directory costs.
+ * it. nodeid, generation, type, id, ghost and the tail (a ghost's stat or
+ * the host handle) never change after creation and are read without it,
+ * as is fd by anyone holding a reference.
+ *
+ * Memory. An inode is most of what a watched directory costs, so it is
+ * one allocation: attributes are not kept (but a ghost's), the handle is
+ * inline, the indexes are hash tables linked through the inode itself.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <search.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -57,54 +60,87 @@
 
 #define FS_TABLE_ROOT 1	/* FUSE_ROOT_ID */
 
-struct fs_handle {
+static uint64_t node_hash(uint64_t nodeid)
+{
+	return nodeid;
+}
+
+static uint64_t id_hash(const struct rn_id *id)
+{
+	return id->ino ^ id->dev << 40;
+}
+
+static uint64_t node_hash_of(const struct hash_link *l)
+{
+	return node_hash(fs_container_of(l, struct fs_inode, by_node)->nodeid);
+}
+
+static uint64_t id_hash_of(const struct hash_link *l)
+{
+	return id_hash(&fs_container_of(l, struct fs_inode, by_id)->id);
+}
+
+/* A real inode's id.gen is the hash of its handle (rn_handle_gen()). */
+static uint64_t handle_hash_of(const struct hash_link *l)
+{
+	return fs_container_of(l, struct fs_inode, by_handle)->id.gen;
+}
+
+static bool node_match(const struct hash_link *l, const void *key)
+{
+	return fs_container_of(l, struct fs_inode, by_node)->nodeid ==
+	       *(const uint64_t *)key;
+}
+
+static bool id_match(const struct hash_link *l, const void *key)
+{
+	const struct fs_inode *in = fs_container_of(l, struct fs_inode, by_id);
+	const struct rn_id *id = key;
+
+	return in->id.dev == id->dev && in->id.ino == id->ino;
+}
+
+struct handle_key {
 	int type;
 	unsigned int len;
-	unsigned char bytes[];
+	const void *bytes;
 };
 
-static int cmp_node(const void *a, const void *b)
+static bool handle_match(const struct hash_link *l, const void *key)
 {
-	const struct fs_inode *x = a, *y = b;
+	const struct fs_inode *in =
+		fs_container_of(l, struct fs_inode, by_handle);
+	const struct handle_key *k = key;
 
-	return x->nodeid < y->nodeid ? -1 : x->nodeid > y->nodeid;
-}
-
-static int cmp_id(const void *a, const void *b)
-{
-	const struct fs_inode *x = a, *y = b;
-
-	if (x->id.dev != y->id.dev)
-		return x->id.dev < y->id.dev ? -1 : 1;
-	return x->id.ino < y->id.ino ? -1 : x->id.ino > y->id.ino;
-}
-
-static int cmp_handle(const void *a, const void *b)
-{
-	const struct fs_handle *x = ((const struct fs_inode *)a)->fh;
-	const struct fs_handle *y = ((const struct fs_inode *)b)->fh;
-
-	if (x->type != y->type)
-		return x->type < y->type ? -1 : 1;
-	if (x->len != y->len)
-		return x->len < y->len ? -1 : 1;
-	return memcmp(x->bytes, y->bytes, x->len);
+	return in->fh_type == k->type && in->fh_len == k->len &&
+	       !memcmp(in->tail, k->bytes, k->len);
 }
 
 static struct fs_inode *find_node(struct fs_table *t, uint64_t nodeid)
 {
-	struct fs_inode key = { .nodeid = nodeid };
-	void **hit = tfind(&key, &t->by_node, cmp_node);
+	struct hash_link *l = hash_index_find(&t->by_node, node_hash(nodeid),
+					      node_match, &nodeid);
 
-	return hit ? *hit : NULL;
+	return l ? fs_container_of(l, struct fs_inode, by_node) : NULL;
 }
 
 static struct fs_inode *find_id(struct fs_table *t, const struct rn_id *id)
 {
-	struct fs_inode key = { .id = *id };
-	void **hit = tfind(&key, &t->by_id, cmp_id);
+	struct hash_link *l = hash_index_find(&t->by_id, id_hash(id),
+					      id_match, id);
 
-	return hit ? *hit : NULL;
+	return l ? fs_container_of(l, struct fs_inode, by_id) : NULL;
+}
+
+static struct fs_inode *find_handle(struct fs_table *t,
+				    const struct handle_key *k)
+{
+	struct hash_link *l;
+
+	l = hash_index_find(&t->by_handle,
+			    rn_handle_gen(k->type, k->bytes, k->len),
+			    handle_match, k);
+	return l ? fs_container_of(l, struct fs_inode, by_handle) : NULL;
 }
 
 struct fs_inode *fs_table_node_locked(struct fs_table *t, uint64_t nodeid)
@@ -112,43 +148,32 @@ struct fs_inode *fs_table_node_locked(struct fs_table *t, uint64_t nodeid)
 	return find_node(t, nodeid);
 }
 
-/* A directory's host handle, as fanotify reports it; NULL if none. */
-static struct fs_handle *handle_of(int fd)
+union fs_handle_buf {
+	struct file_handle fh;
+	char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+};
+
+/* The host handle of fd, as fanotify reports it; false if none. */
+static bool handle_of(int fd, union fs_handle_buf *u)
 {
-	union {
-		struct file_handle fh;
-		char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
-	} u;
-	struct fs_handle *h;
 	int mnt;
 
-	u.fh.handle_bytes = MAX_HANDLE_SZ;
-	if (name_to_handle_at(fd, "", &u.fh, &mnt, AT_EMPTY_PATH))
-		return NULL;
-	h = malloc(sizeof(*h) + u.fh.handle_bytes);
-	if (!h)
-		return NULL;
-	h->type = u.fh.handle_type;
-	h->len = u.fh.handle_bytes;
-	memcpy(h->bytes, u.fh.f_handle, h->len);
-	return h;
+	u->fh.handle_bytes = MAX_HANDLE_SZ;
+	return !name_to_handle_at(fd, "", &u->fh, &mnt, AT_EMPTY_PATH);
 }
 
 /* Table lock held: gives an inode whose fd was closed its fd back. */
 static bool inode_reopen(struct fs_table *t, struct fs_inode *in)
 {
-	union {
-		struct file_handle fh;
-		char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
-	} u;
+	union fs_handle_buf u;
 
 	if (in->fd >= 0)
 		return true;
-	if (!in->fh || !rn_id_known(&in->id))
+	if (!in->fh_len || !rn_id_known(&in->id))
 		return false;	/* a ghost */
-	u.fh.handle_bytes = in->fh->len;
-	u.fh.handle_type = in->fh->type;
-	memcpy(u.fh.f_handle, in->fh->bytes, in->fh->len);
+	u.fh.handle_bytes = in->fh_len;
+	u.fh.handle_type = in->fh_type;
+	memcpy(u.fh.f_handle, in->tail, in->fh_len);
 	in->fd = open_by_handle_at(t->mount_fd, &u.fh, O_PATH | O_CLOEXEC);
 	if (in->fd < 0)
 		return false;
@@ -156,16 +181,12 @@ static bool inode_reopen(struct fs_table *t, struct fs_inode *in)
 	return true;
 }
 
-/* Table lock held: closes an idle inode's fd, keeping a handle. */
+/* Table lock held: closes an idle inode's fd; its handle reopens it. */
 static void idle_close(struct fs_table *t, struct fs_inode *in)
 {
 	struct fs_inode *root = find_node(t, FS_TABLE_ROOT);
 
-	if (in->id.dev != root->id.dev)
-		return;
-	if (!in->fh)
-		in->fh = handle_of(in->fd);
-	if (!in->fh)
+	if (in->id.dev != root->id.dev || !in->fh_len)
 		return;
 	close(in->fd);
 	in->fd = -1;
@@ -190,46 +211,45 @@ static void idle_add(struct fs_table *t, struct fs_inode *in)
 	}
 }
 
-static uint32_t gen_of(const struct fs_handle *h)
-{
-	return h ? rn_handle_gen(h->type, h->bytes, h->len) : 0;
-}
-
+/* A directory is found by its handle, unless another has it already. */
 static void index_handle(struct fs_table *t, struct fs_inode *in)
 {
-	void **slot;
+	struct handle_key k = { in->fh_type, in->fh_len, in->tail };
 
-	in->fh = handle_of(in->fd);
-	in->id.gen = gen_of(in->fh);
-	if (!in->fh)
+	if (!in->fh_len || find_handle(t, &k))
 		return;
-	slot = tsearch(in, &t->by_handle, cmp_handle);
-	in->fh_indexed = slot && *slot == in;
+	hash_index_add(&t->by_handle, &in->by_handle);
+	in->fh_indexed = true;
 }
 
-/* A file's gen; its handle is kept only if its fd is closed when idle. */
-static void file_gen(struct fs_inode *in)
+static void index_id(struct fs_table *t, struct fs_inode *in)
 {
-	struct fs_handle *h = handle_of(in->fd);
-
-	in->id.gen = gen_of(h);
-	free(h);
+	hash_index_add(&t->by_id, &in->by_id);
+	in->id_indexed = true;
 }
 
+/*
+ * A new hashed inode for fd (-1: a ghost with attributes st). A real
+ * inode's id carries the gen of its handle, kept in the tail.
+ */
 static struct fs_inode *inode_new(struct fs_table *t, int fd,
 				  const struct stat *st)
 {
-	struct fs_inode *in = calloc(1, sizeof(*in));
+	union fs_handle_buf u;
+	bool has_fh = fd >= 0 && handle_of(fd, &u);
+	size_t tail = fd < 0 ? sizeof(*st) : has_fh ? u.fh.handle_bytes : 0;
+	struct fs_inode *in = calloc(1, sizeof(*in) + tail);
 
 	if (!in)
 		return NULL;
 	if (fd < 0) {
-		in->ghost_st = malloc(sizeof(*st));
-		if (!in->ghost_st) {
-			free(in);
-			return NULL;
-		}
-		*in->ghost_st = *st;
+		in->ghost = true;
+		memcpy(in->tail, st, sizeof(*st));
+	} else if (has_fh) {
+		in->fh_type = u.fh.handle_type;
+		in->fh_len = u.fh.handle_bytes;
+		memcpy(in->tail, u.fh.f_handle, in->fh_len);
+		in->id.gen = rn_handle_gen(in->fh_type, in->tail, in->fh_len);
 	}
 	in->nodeid = t->next_node++;
 	in->generation = ++t->next_gen;
@@ -238,14 +258,8 @@ static struct fs_inode *inode_new(struct fs_table *t, int fd,
 	in->fd = fd;
 	in->type = st->st_mode & S_IFMT;
 	in->nlookup = 1;
-	fs_list_init(&in->names);
-	fs_list_init(&in->children);
 	fs_list_init(&in->idle);
-	if (!tsearch(in, &t->by_node, cmp_node)) {
-		free(in->ghost_st);
-		free(in);
-		return NULL;
-	}
+	hash_index_add(&t->by_node, &in->by_node);
 	in->hashed = true;
 	if (fd >= 0 && in->nodeid != FS_TABLE_ROOT)
 		t->nfds++;
@@ -256,8 +270,6 @@ static void inode_free(struct fs_inode *in)
 {
 	if (in->fd >= 0)
 		close(in->fd);
-	free(in->fh);
-	free(in->ghost_st);
 	free(in);
 }
 
@@ -267,11 +279,11 @@ static void inode_unhash(struct fs_table *t, struct fs_inode *in)
 	if (in->fd >= 0)
 		t->nfds--;	/* closed when freed, soon */
 	fs_names_forget_locked(t, in);
-	tdelete(in, &t->by_node, cmp_node);
+	hash_index_del(&t->by_node, &in->by_node);
 	if (in->id_indexed)
-		tdelete(in, &t->by_id, cmp_id);
+		hash_index_del(&t->by_id, &in->by_id);
 	if (in->fh_indexed)
-		tdelete(in, &t->by_handle, cmp_handle);
+		hash_index_del(&t->by_handle, &in->by_handle);
 	in->id_indexed = false;
 	in->fh_indexed = false;
 	in->hashed = false;
@@ -287,6 +299,14 @@ static unsigned long fds_for_inodes(void)
 	return rl.rlim_cur / 2 > 16 ? rl.rlim_cur / 2 : 16;
 }
 
+static void indexes_destroy(struct fs_table *t)
+{
+	hash_index_destroy(&t->by_node);
+	hash_index_destroy(&t->by_id);
+	hash_index_destroy(&t->by_handle);
+	hash_index_destroy(&t->names);
+}
+
 int fs_table_init(struct fs_table *t, int root_fd)
 {
 	struct fs_inode *root;
@@ -295,23 +315,31 @@ int fs_table_init(struct fs_table *t, int root_fd)
 	memset(t, 0, sizeof(*t));
 	if (fstatat(root_fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
 		return -errno;
+	if (hash_index_init(&t->by_node, node_hash_of) ||
+	    hash_index_init(&t->by_id, id_hash_of) ||
+	    hash_index_init(&t->by_handle, handle_hash_of) ||
+	    fs_names_init(t))
+		goto nomem;
+	t->next_node = FS_TABLE_ROOT;
+	root = inode_new(t, root_fd, &st);
+	if (!root)
+		goto nomem;
+	index_id(t, root);
+	index_handle(t, root);
 	pthread_mutex_init(&t->lock, NULL);
 	fs_list_init(&t->idle);
 	t->max_fds = fds_for_inodes();
 	/* -1 (no fd is ever closed) if it cannot be opened. */
 	t->mount_fd = openat(root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	t->next_node = FS_TABLE_ROOT;
-	root = inode_new(t, root_fd, &st);
-	if (!root)
-		return -ENOMEM;
-	root->id_indexed = tsearch(root, &t->by_id, cmp_id) != NULL;
-	index_handle(t, root);
 	return 0;
+nomem:
+	indexes_destroy(t);
+	return -ENOMEM;
 }
 
-static void free_node(void *p)
+static void free_node(struct hash_link *l)
 {
-	struct fs_inode *in = p;
+	struct fs_inode *in = fs_container_of(l, struct fs_inode, by_node);
 
 	/* The root's fd belongs to the caller of fs_table_init(). */
 	if (in->nodeid == FS_TABLE_ROOT)
@@ -319,17 +347,11 @@ static void free_node(void *p)
 	inode_free(in);
 }
 
-/* The by_id and by_handle trees share their inodes with by_node. */
-static void free_nothing(void *p)
-{
-}
-
 void fs_table_destroy(struct fs_table *t)
 {
 	fs_names_destroy(t);
-	tdestroy(t->by_id, free_nothing);
-	tdestroy(t->by_handle, free_nothing);
-	tdestroy(t->by_node, free_node);
+	hash_index_each(&t->by_node, free_node);
+	indexes_destroy(t);
 	if (t->mount_fd >= 0)
 		close(t->mount_fd);
 	pthread_mutex_destroy(&t->lock);
@@ -375,14 +397,12 @@ static struct fs_inode *learn_new(struct fs_table *t, int fd,
 	if (!in)
 		return NULL;
 	if (ghost) {
-		tdelete(ghost, &t->by_id, cmp_id);
+		hash_index_del(&t->by_id, &ghost->by_id);
 		ghost->id_indexed = false;
 	}
 	if (S_ISDIR(st->st_mode))
 		index_handle(t, in);
-	else
-		file_gen(in);
-	in->id_indexed = tsearch(in, &t->by_id, cmp_id) != NULL;
+	index_id(t, in);
 	if (!in->refs)
 		idle_add(t, in);
 	return in;
@@ -425,7 +445,7 @@ struct fs_inode *fs_table_ghost(struct fs_table *t, const struct stat *st)
 	pthread_mutex_lock(&t->lock);
 	in = inode_new(t, -1, &gst);
 	if (in && st->st_ino && !find_id(t, &id))
-		in->id_indexed = tsearch(in, &t->by_id, cmp_id) != NULL;
+		index_id(t, in);
 	pthread_mutex_unlock(&t->lock);
 	return in;
 }
@@ -466,9 +486,9 @@ int fs_table_stat(struct fs_inode *in, struct stat *st)
 	if (in->fd >= 0)
 		return fstatat(in->fd, "", st,
 			       AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) ? -errno : 0;
-	if (!in->ghost_st)
+	if (!in->ghost)
 		return -ESTALE;
-	*st = *in->ghost_st;
+	memcpy(st, in->tail, sizeof(*st));
 	return 0;
 }
 
@@ -517,26 +537,15 @@ bool fs_table_id_of(struct fs_table *t, uint64_t nodeid, struct rn_id *id)
 bool fs_table_resolve_handle(struct fs_table *t, const void *handle,
 			     size_t len, int type, struct rn_id *id)
 {
-	struct fs_handle *h;
-	struct fs_inode key, *in = NULL;
-	void **hit;
+	struct handle_key k = { type, len, handle };
+	struct fs_inode *in;
 
 	if (len > MAX_HANDLE_SZ)
 		return false;
-	h = malloc(sizeof(*h) + len);
-	if (!h)
-		return false;
-	h->type = type;
-	h->len = len;
-	memcpy(h->bytes, handle, len);
-	key.fh = h;
 	pthread_mutex_lock(&t->lock);
-	hit = tfind(&key, &t->by_handle, cmp_handle);
-	if (hit) {
-		in = *hit;
+	in = find_handle(t, &k);
+	if (in)
 		*id = in->id;
-	}
 	pthread_mutex_unlock(&t->lock);
-	free(h);
 	return in != NULL;
 }

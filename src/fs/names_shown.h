@@ -12,6 +12,8 @@
 
 #include "inode_table.h"
 
+/* The table's names index: 0 or -ENOMEM. */
+int fs_names_init(struct fs_table *t);
 /* Records that (parent, name) shows child; 0 or a negative errno. */
 int fs_names_show(struct fs_table *t, uint64_t parent, const char *name,
 		  uint64_t child);
@@ -27,8 +29,9 @@ void fs_names_rename(struct fs_table *t, uint64_t parent, const char *name,
 		     uint64_t newparent, const char *newname,
 		     unsigned int flags);
 
-/* Table lock held: drop every entry naming in or inside in. */
+/* Table lock held: drop every entry naming in. */
 void fs_names_forget_locked(struct fs_table *t, struct fs_inode *in);
+/* Frees every entry (the table frees the index). */
 void fs_names_destroy(struct fs_table *t);
 
 #endif

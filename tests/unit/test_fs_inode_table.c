@@ -281,6 +281,42 @@ static void test_names(struct fs_table *t)
 	fs_table_forget(t, b->nodeid, 1);
 }
 
+/*
+ * A hard-linked file outlives a forgotten directory it was shown in: that
+ * name is no longer found, its other name is, and the dead entry goes
+ * when the file is shown again.
+ */
+static void test_names_dead_dir(struct fs_table *t)
+{
+	struct fs_inode *f, *d;
+	uint64_t node, dnode;
+	size_t before;
+
+	make_file("hl");
+	mkdirat(root_fd, "dd", 0755);
+	f = learn(t, "hl");
+	d = learn(t, "dd");
+	if (!f || !d) {
+		CHECK("names_dead_dir_setup", false);
+		return;
+	}
+	dnode = d->nodeid;
+	fs_names_show(t, dnode, "link", f->nodeid);
+	fs_names_show(t, 1, "hl", f->nodeid);
+	before = t->names.count;
+	fs_table_forget(t, dnode, 1);
+	CHECK("names_dead_dir_not_found", !fs_names_find(t, dnode, "link",
+							 &node) &&
+	      shows(t, 1, "hl", f->nodeid));
+	fs_names_show(t, 1, "hl2", f->nodeid);
+	CHECK("names_dead_dir_entry_pruned_on_show",
+	      t->names.count == before && shows(t, 1, "hl", f->nodeid) &&
+	      shows(t, 1, "hl2", f->nodeid));
+	fs_table_forget(t, f->nodeid, 1);
+	CHECK("names_dead_dir_child_forgotten",
+	      t->names.count == before - 2);
+}
+
 static void test_name_check(void)
 {
 	char longname[NAME_MAX + 2];
@@ -354,6 +390,7 @@ int main(void)
 	test_dir_handles(&t);
 	test_reused_ino(&t);
 	test_names(&t);
+	test_names_dead_dir(&t);
 	test_fd_limit(&t);
 	test_name_check();
 	fs_table_destroy(&t);
