@@ -15,11 +15,13 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "cli.h"
 #include "delivery.h"
+#include "log_limit.h"
 #include "fs/fs.h"
 #include "proto_io.h"
 #include "watchdog.h"
@@ -66,19 +68,86 @@ static void raise_fd_limit(void)
 	setrlimit(RLIMIT_NOFILE, &rl);
 }
 
-/* Debug detail (every failed replay, say) only with -d. */
+static struct log_limit fuse_lines = LOG_LIMIT_INIT;
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Debug detail (every failed replay, say) only with -d. libfuse's own
+ * lines ("fuse: ...") come once per request out of memory: rate-limited
+ * and counted (log_limit.h), except with -d. *held is set for a line that
+ * passes after others like it were held back.
+ */
+static bool log_wanted(enum fuse_log_level level, const char *fmt,
+		       unsigned long *held)
+{
+	*held = 0;
+	if (log_debug)
+		return true;
+	if (level >= FUSE_LOG_DEBUG)
+		return false;
+	return strncmp(fmt, "fuse: ", 6) ||
+	       log_limit_pass(&fuse_lines, fmt, now_seconds(), held);
+}
+
+typedef void log_out_fn(int level, const char *fmt, va_list ap);
+
+static void out_stderr(int level, const char *fmt, va_list ap)
+{
+	vfprintf(stderr, fmt, ap);
+}
+
+static void out_syslog(int level, const char *fmt, va_list ap)
+{
+	vsyslog(level, fmt, ap);
+}
+
+static void log_say(log_out_fn *out, int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	out(level, fmt, ap);
+	va_end(ap);
+}
+
+static void log_limited(log_out_fn *out, enum fuse_log_level level,
+			const char *fmt, va_list ap)
+{
+	unsigned long held;
+
+	if (!log_wanted(level, fmt, &held))
+		return;
+	out(level, fmt, ap);
+	if (held)
+		log_say(out, level,
+			"rnotifyfs: the line above came %lu more times since it was last logged\n",
+			held);
+}
+
 static void log_to_stderr(enum fuse_log_level level, const char *fmt,
 			  va_list ap)
 {
-	if (level < FUSE_LOG_DEBUG || log_debug)
-		vfprintf(stderr, fmt, ap);
+	log_limited(out_stderr, level, fmt, ap);
 }
 
 static void log_to_syslog(enum fuse_log_level level, const char *fmt,
 			  va_list ap)
 {
-	if (level < FUSE_LOG_DEBUG || log_debug)
-		vsyslog(level, fmt, ap);
+	log_limited(out_syslog, level, fmt, ap);
+}
+
+/* Lines still held back at exit: said once, as counts. */
+static void log_held(const char *fmt, unsigned long held)
+{
+	fuse_log(FUSE_LOG_WARNING, "rnotifyfs: %lu more lines \"%.*s\" not logged\n",
+		 held, (int)strcspn(fmt, "\n"), fmt);
 }
 
 /* Only interrupts the loop's wait, so that it sees the session has exited. */
@@ -231,6 +300,7 @@ int main(int argc, char **argv)
 	sigaddset(&s.stop_signals, SIGTERM);
 	sigaddset(&s.stop_signals, SIGHUP);
 	ret = s.cli.check ? check_run(&s.cli) : mount_and_serve(&s);
+	log_limit_flush(&fuse_lines, log_held);
 	cli_free(&s.cli);
 	return ret;
 }
