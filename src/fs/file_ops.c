@@ -12,11 +12,22 @@
  * getlk/setlk the kernel keeps them locally, which is right for one
  * client; flock() locks are passed to the backing file so that they hold
  * against other users of the backing store too.
+ *
+ * FLUSH (sent at every close() on the mount, and waited for) only makes
+ * sense where close() of the backing file can do work and fail: NFS,
+ * FUSE, f2fs have a ->flush. Files on the local file systems known to
+ * have none are opened noflush: a close on the mount then costs no round
+ * trip (a create-close waits for three: LOOKUP, CREATE, FLUSH; bindfs has
+ * no flush at all). Dirty mmap pages are still written at munmap
+ * (fuse_vma_close).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/file.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "fs_internal.h"
@@ -33,6 +44,23 @@ static int open_node(struct fs_inode *in, int flags)
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", in->fd);
 	fd = open(path, (flags & ~(O_NOFOLLOW | O_CREAT)) | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
+}
+
+/* Whether close() of fd is known to do nothing (no ->flush). */
+static bool close_does_nothing(int fd)
+{
+	struct statfs sfs;
+
+	if (fstatfs(fd, &sfs))
+		return false;
+	switch (sfs.f_type) {
+	case EXT4_SUPER_MAGIC:	/* also ext2 and ext3 */
+	case XFS_SUPER_MAGIC:
+	case BTRFS_SUPER_MAGIC:
+	case TMPFS_MAGIC:
+		return true;
+	}
+	return false;
 }
 
 void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -68,7 +96,8 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fi->fh = fd;
 	/* A replay's open writes nothing: its close needs no FLUSH. */
 	fi->direct_io = a.verdict == FS_GATE_OPEN_DIRECT;
-	fi->noflush = a.verdict == FS_GATE_OPEN_DIRECT;
+	fi->noflush = a.verdict == FS_GATE_OPEN_DIRECT ||
+		      close_does_nothing(fd);
 	if (fuse_reply_open(req, fi) && fd >= 0)
 		close(fd);
 }
@@ -116,6 +145,7 @@ void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	fs_names_show(&fs->table, parent, name, child->nodeid);
 	fs_entry_param(fs, child, &st, &e);
 	fi->fh = fd;
+	fi->noflush = close_does_nothing(fd);
 	if (fuse_reply_create(req, &e, fi)) {
 		close(fd);
 		fs_table_forget(&fs->table, child->nodeid, 1);
