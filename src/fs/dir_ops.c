@@ -8,6 +8,16 @@
  * readdirplus gives the kernel a reference to each entry but "." and
  * "..", and records the names shown; an entry that no longer fits in the
  * reply gives its reference back.
+ *
+ * The kernel (READDIRPLUS_AUTO) asks for the first batch of a listing in
+ * plus mode whether or not anyone will stat the entries, and for later
+ * batches only when lookups followed. Attributes cost a read of each
+ * entry's inode, which a plain listing of a big cold directory pays for
+ * nothing; so a batch from offset 0 carries attributes for its first
+ * FS_PLUS_FIRST entries only, the others plainly (no node id: the kernel
+ * looks them up if asked). A small directory is still listed whole in
+ * plus mode; ls -l of a big one looks up the rest of the first batch,
+ * and the lookups make the kernel ask for the following batches in plus.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -19,6 +29,8 @@
 
 #include "fs_internal.h"
 #include "names_shown.h"
+
+#define FS_PLUS_FIRST 32
 
 struct fs_dir {
 	DIR *dp;
@@ -81,29 +93,33 @@ static bool is_dots(const char *name)
 	return !strcmp(name, ".") || !strcmp(name, "..");
 }
 
+/* A plus entry with no node id: the kernel takes only its name. */
+static size_t add_plus_bare(fuse_req_t req, struct dirent *de, char *p,
+			    size_t rem)
+{
+	struct fuse_entry_param e = { 0 };
+
+	e.attr.st_ino = de->d_ino;
+	e.attr.st_mode = de->d_type << 12;
+	return fuse_add_direntry_plus(req, p, rem, de->d_name, &e, de->d_off);
+}
+
 /* Adds one entry; 0 if it did not fit, else its size. */
 static size_t add_plus(fuse_req_t req, struct fs_inode *dir,
-		       struct dirent *de, char *p, size_t rem)
+		       struct dirent *de, char *p, size_t rem, bool attrs)
 {
 	struct fs *fs = fs_of(req);
-	struct fuse_entry_param e = { 0 };
+	struct fuse_entry_param e;
 	struct fs_inode *child;
 	struct stat st;
 	size_t size;
 
-	if (is_dots(de->d_name)) {
-		e.attr.st_ino = de->d_ino;
-		e.attr.st_mode = de->d_type << 12;
-		return fuse_add_direntry_plus(req, p, rem, de->d_name, &e,
-					      de->d_off);
-	}
-	if (fs_entry_learn(fs, dir, de->d_name, &child, &st)) {
-		/* Gone since readdir saw it: a plain entry, no reference. */
-		e.attr.st_ino = de->d_ino;
-		e.attr.st_mode = de->d_type << 12;
-		return fuse_add_direntry_plus(req, p, rem, de->d_name, &e,
-					      de->d_off);
-	}
+	/* Dots, entries past those with attributes, and entries gone
+	 * since readdir saw them: bare, no reference.
+	 */
+	if (!attrs || is_dots(de->d_name) ||
+	    fs_entry_learn(fs, dir, de->d_name, &child, &st))
+		return add_plus_bare(req, de, p, rem);
 	fs_entry_param(fs, child, &st, &e);
 	size = fuse_add_direntry_plus(req, p, rem, de->d_name, &e, de->d_off);
 	if (size > rem)
@@ -129,7 +145,8 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
 	struct fs_dir *d = dir_of(fi);
 	struct fs_inode *dir = fs_inode_get(fs, ino);
 	char *buf = calloc(1, size);
-	size_t used = 0, n;
+	size_t with_attrs = off ? SIZE_MAX : FS_PLUS_FIRST;
+	size_t used = 0, count = 0, n;
 	int err = 0;
 
 	if (!buf || !dir) {
@@ -151,11 +168,12 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
 			}
 		}
 		n = plus ? add_plus(req, dir, d->entry, buf + used,
-				    size - used) :
+				    size - used, count < with_attrs) :
 			   add_plain(req, d->entry, buf + used, size - used);
 		if (n > size - used)
 			break;
 		used += n;
+		count++;
 		d->offset = d->entry->d_off;
 		d->entry = NULL;
 	}
