@@ -128,34 +128,43 @@ static int deliver_move(struct proto_send *s, const struct rn_event *ev)
 	if (ret < 0 || !node_known(s, &ev->obj, &obj))
 		return ret;
 	/*
-	 * The object is watched: give the kernel its new name, so that
-	 * its removal can later go by FUSE_NOTIFY_DELETE (DELETE_SELF and
-	 * IN_IGNORED, as for a local unlink).
+	 * A watched object gets its new name in the kernel, so that its
+	 * removal can later go by FUSE_NOTIFY_DELETE (DELETE_SELF and
+	 * IN_IGNORED, as for a local unlink). Others need no lookup.
 	 */
-	if (has_to)
+	if (has_to && proto_watches_mask(s->cfg.watches, obj.id, obj.gen))
 		proto_lookup_child(s, &to, ev->name2);
 	return send_event(s, &obj, FUSE_FSNOTIFY_MOVE_SELF | isdir_bit(ev), 0,
 			  NULL);
 }
 
-/* Would anyone on the mount want an event about a child of dir? */
-static bool child_wanted(struct proto_send *s, const struct proto_node *dir)
+/*
+ * Would anyone on the mount want this event about a child of dir? A
+ * lookup of a child the kernel never saw costs a round trip: only for a
+ * watcher of the directory's children or of the filesystem that asked
+ * for this kind of event.
+ */
+static bool child_wanted(struct proto_send *s, const struct proto_node *dir,
+			 uint32_t mask)
 {
-	return (proto_watches_mask(s->cfg.watches, dir->id, dir->gen) &
-		FUSE_FSNOTIFY_EVENT_ON_CHILD) ||
-	       proto_watches_fs_mask(s->cfg.watches);
+	uint64_t dir_mask = proto_watches_mask(s->cfg.watches, dir->id,
+					       dir->gen);
+
+	if ((dir_mask & FUSE_FSNOTIFY_EVENT_ON_CHILD) && (dir_mask & mask))
+		return true;
+	return proto_watches_fs_mask(s->cfg.watches) & mask;
 }
 
 /* The object's node, looking the child up if a watcher wants it named. */
 static bool object_node(struct proto_send *s, const struct rn_event *ev,
-			struct proto_node *obj)
+			uint32_t mask, struct proto_node *obj)
 {
 	struct proto_node dir;
 
 	if (node_known(s, &ev->obj, obj))
 		return true;
 	if (!ev->name[0] || !node_known(s, &ev->dir, &dir) ||
-	    !child_wanted(s, &dir))
+	    !child_wanted(s, &dir, mask))
 		return false;
 	return !proto_lookup_child(s, &dir, ev->name) &&
 	       node_known(s, &ev->obj, obj);
@@ -166,7 +175,7 @@ static int deliver_object(struct proto_send *s, const struct rn_event *ev,
 {
 	struct proto_node obj;
 
-	if (!object_node(s, ev, &obj))
+	if (!object_node(s, ev, mask, &obj))
 		return 0;
 	return send_event(s, &obj, mask | isdir_bit(ev), 0, NULL);
 }

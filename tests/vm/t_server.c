@@ -143,6 +143,33 @@ static void test_rename_delete(void)
 	close(in_file);
 }
 
+/*
+ * A file the kernel holds but nobody watches is not looked up under its
+ * new name: its later unlink is a DELETE event with the name, once.
+ */
+static void test_rename_unwatched(void)
+{
+	uint32_t c1 = 0, c2 = 0;
+	struct stat st;
+
+	CHECK("unwatched: remote create u1", put(B "/u1", "", 0));
+	CHECK("unwatched: CREATE u1", vm_inotify_expect(in_dir, IN_CREATE,
+	      "u1", NULL));
+	CHECK("unwatched: CLOSE_WRITE u1", vm_inotify_expect(in_dir,
+	      IN_CLOSE_WRITE, "u1", NULL));
+	CHECK("unwatched: known through the mount", stat(M "/u1", &st) == 0);
+	CHECK("unwatched: remote rename", rename(B "/u1", B "/u2") == 0);
+	CHECK("unwatched: MOVED_FROM u1", vm_inotify_expect(in_dir,
+	      IN_MOVED_FROM, "u1", &c1));
+	CHECK("unwatched: MOVED_TO u2, same cookie", vm_inotify_expect(in_dir,
+	      IN_MOVED_TO, "u2", &c2) && c1 && c1 == c2);
+	CHECK("unwatched: remote unlink", unlink(B "/u2") == 0);
+	CHECK("unwatched: DELETE u2", vm_inotify_expect(in_dir, IN_DELETE,
+	      "u2", NULL));
+	CHECK("unwatched: gone through the mount", stat(M "/u2", &st) &&
+	      errno == ENOENT);
+}
+
 static void test_dirs(void)
 {
 	CHECK("mkdir: remote", mkdir(B "/d", 0755) == 0);
@@ -299,6 +326,7 @@ int main(void)
 	      inotify_add_watch(in_dir, M, IN_EVENTS) >= 0);
 	test_create_write();
 	test_rename_delete();
+	test_rename_unwatched();
 	test_dirs();
 	test_local_once();
 	test_fanotify_filesystem_mark();
