@@ -11,6 +11,7 @@
 
 #include "deliver/proto_codec.h"
 #include "deliver/proto_watches.h"
+#include "forget_decode.h"
 #include "proto_io.h"
 
 static struct {
@@ -58,6 +59,20 @@ static void handle_watch(int fd, const void *buf, size_t len)
 			 strerror(errno));
 }
 
+static void forget_node(void *fs, uint64_t nodeid, uint64_t nlookup)
+{
+	fs_forget(fs, nodeid, nlookup);
+}
+
+/*
+ * True if buf was a FORGET or BATCH_FORGET and has been acted on. A
+ * malformed one goes to libfuse, which answers it as it always did.
+ */
+static bool handled_forget(const void *buf, size_t len, struct fs *fs)
+{
+	return forget_decode(buf, len, forget_node, fs) >= 0;
+}
+
 static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
 {
 	struct fuse_in_header ih;
@@ -70,9 +85,10 @@ static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
 		memcpy(&ih, buf, sizeof(ih));
 		if (ih.opcode == FUSE_INIT)
 			note_init(buf, n);
-		if (ih.opcode != FUSE_FSNOTIFY)
+		if (ih.opcode == FUSE_FSNOTIFY)
+			handle_watch(fd, buf, n);
+		else if (!handled_forget(buf, n, userdata))
 			return n;
-		handle_watch(fd, buf, n);
 	}
 }
 

@@ -7,12 +7,15 @@
  * the INIT reply itself, so the session's I/O goes through our read and
  * writev hooks (fuse_session_custom_io): the read hook notes what the
  * kernel offered at INIT and consumes FUSE_FSNOTIFY requests (into a
- * watch table, answered at once, never seen by libfuse); the writev hook
+ * watch table, answered at once, never seen by libfuse) and FUSE_FORGET
+ * and FUSE_BATCH_FORGET (acted on with fs_forget, never answered: libfuse
+ * could drop them at the memory limit, forget_decode.h); the writev hook
  * adds FUSE_HAS_FSNOTIFY to libfuse's INIT reply when the kernel offered
  * it and we want it. Everything else passes through untouched.
  *
- * One session per process: the hooks receive only the session's
- * userdata (the fs), so the state is this file's.
+ * The hooks are installed in every delivery mode. One session per
+ * process: the hooks receive only the session's userdata (the fs), so
+ * the state is this file's.
  */
 #ifndef RNOTIFY_PROTO_IO_H
 #define RNOTIFY_PROTO_IO_H

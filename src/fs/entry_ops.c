@@ -132,7 +132,7 @@ void fs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 void fs_op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 {
-	fs_table_forget(&fs_of(req)->table, ino, nlookup);
+	fs_forget(fs_of(req), ino, nlookup);
 	fuse_reply_none(req);
 }
 
@@ -143,8 +143,7 @@ void fs_op_forget_multi(fuse_req_t req, size_t count,
 	size_t i;
 
 	for (i = 0; i < count; i++)
-		fs_table_forget(&fs->table, forgets[i].ino,
-				forgets[i].nlookup);
+		fs_forget(fs, forgets[i].ino, forgets[i].nlookup);
 	fuse_reply_none(req);
 }
 

@@ -142,6 +142,11 @@ int fs_notify_delete(struct fs *fs, uint64_t parent, uint64_t child,
 	return err;
 }
 
+void fs_forget(struct fs *fs, uint64_t nodeid, uint64_t nlookup)
+{
+	fs_table_forget(&fs->table, nodeid, nlookup);
+}
+
 void fs_name_forget(struct fs *fs, uint64_t parent, const char *name)
 {
 	fs_names_hide(&fs->table, parent, name);

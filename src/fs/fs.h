@@ -174,6 +174,13 @@ int fs_inval_entry(struct fs *fs, uint64_t parent, const char *name);
 int fs_notify_delete(struct fs *fs, uint64_t parent, uint64_t child,
 		     const char *name);
 
+/*
+ * The kernel drops nlookup of its references to a node (FUSE_FORGET);
+ * at 0 the node and its fd are freed. Allocates nothing, so it works at
+ * the memory limit. No reply: the caller answers the kernel, if at all.
+ */
+void fs_forget(struct fs *fs, uint64_t nodeid, uint64_t nlookup);
+
 /* The kernel dropped (parent, name): it is no longer shown. */
 void fs_name_forget(struct fs *fs, uint64_t parent, const char *name);
 
