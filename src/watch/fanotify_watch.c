@@ -15,7 +15,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
+#include <fuse_log.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fanotify.h>
@@ -233,7 +233,8 @@ int fan_watch_read(struct fan_watch *w, watch_emit_fn emit, void *arg)
 		fan_decode(w->buf, (size_t)n, fan_record, w, &w->errors);
 	}
 	if (w->errors != errors)
-		fprintf(stderr, "rnotify: watch: %u malformed fanotify records skipped\n",
-			w->errors - errors);
+		fuse_log(FUSE_LOG_WARNING,
+			 "rnotify: watch: %u malformed fanotify records skipped\n",
+			 w->errors - errors);
 	return w->emitted;
 }

@@ -31,6 +31,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fuse_log.h>
 #include <linux/openat2.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -486,8 +487,9 @@ int ino_watch_read(struct ino_watch *w, watch_emit_fn emit, void *arg)
 			ino_record(w, &w->recs[i]);
 	}
 	if (w->errors != errors)
-		fprintf(stderr, "rnotify: watch: %u malformed inotify records skipped\n",
-			w->errors - errors);
+		fuse_log(FUSE_LOG_WARNING,
+			 "rnotify: watch: %u malformed inotify records skipped\n",
+			 w->errors - errors);
 	/* Drained: nothing queued before a scan is still unread. */
 	w->nscanned = 0;
 	pthread_mutex_lock(&w->expect_lock);

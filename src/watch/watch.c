@@ -8,7 +8,7 @@
  * a per-user limit was met (watch_limits.h).
  */
 #include <errno.h>
-#include <stdio.h>
+#include <fuse_log.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,7 +82,7 @@ struct watch *watch_open(const struct watch_config *cfg)
 
 	if (!cfg || cfg->backing_fd < 0 || cfg->backend < WATCH_AUTO ||
 	    cfg->backend > WATCH_INOTIFY) {
-		fprintf(stderr, "rnotify: watch: bad configuration\n");
+		fuse_log(FUSE_LOG_ERR, "rnotify: watch: bad configuration\n");
 		errno = EINVAL;
 		return NULL;
 	}

@@ -40,7 +40,7 @@ struct watch_config {
 	void *resolve_arg;
 };
 
-/* NULL with errno set and a message on stderr on failure. */
+/* NULL with errno set and a message (fuse_log) on failure. */
 struct watch *watch_open(const struct watch_config *cfg);
 void watch_close(struct watch *w);
 

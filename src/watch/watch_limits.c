@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <fuse_log.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -71,13 +72,13 @@ void watch_say_error(const char *what, enum watch_call call, int err,
 	char value[32];
 
 	if (!watch_limit_met(call, err)) {
-		fprintf(stderr, "rnotify: %s: %s%s\n", what, strerror(err),
-			tail);
+		fuse_log(FUSE_LOG_ERR, "rnotify: %s: %s%s\n", what,
+			 strerror(err), tail);
 		return;
 	}
 	watch_knob_value(watch_knobs[call], value, sizeof(value));
-	fprintf(stderr,
-		"rnotify: %s: %s: this user's %s are at the limit %s = %s, raise it%s\n",
-		what, strerror(err), watch_things[call], watch_knobs[call],
-		value, tail);
+	fuse_log(FUSE_LOG_ERR,
+		 "rnotify: %s: %s: this user's %s are at the limit %s = %s, raise it%s\n",
+		 what, strerror(err), watch_things[call], watch_knobs[call],
+		 value, tail);
 }

@@ -21,9 +21,9 @@ enum watch_call {
 bool watch_limit_met(enum watch_call call, int err);
 
 /*
- * Prints "rnotify: WHAT: strerror(err)" on stderr, and when a per-user
- * limit was met "; this user's ... are at fs.x.y = N: raise it", then
- * tail (may be ""), on one line.
+ * Logs (fuse_log: stderr, or syslog in daemon mode) "rnotify: WHAT:
+ * strerror(err)", and when a per-user limit was met "; this user's ...
+ * are at fs.x.y = N: raise it", then tail (may be ""), on one line.
  */
 void watch_say_error(const char *what, enum watch_call call, int err,
 		     const char *tail);
