@@ -9,19 +9,16 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <syslog.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "cli.h"
 #include "delivery.h"
-#include "log_limit.h"
+#include "log_out.h"
 #include "fs/fs.h"
 #include "proto_io.h"
 #include "watchdog.h"
@@ -36,8 +33,6 @@ struct server {
 	pthread_t loop_thread;
 	struct watchdog *watchdog;
 };
-
-static bool log_debug;
 
 /*
  * The passthrough holds one O_PATH fd per inode the kernel knows, so a
@@ -66,88 +61,6 @@ static void raise_fd_limit(void)
 	}
 	rl.rlim_cur = rl.rlim_max;
 	setrlimit(RLIMIT_NOFILE, &rl);
-}
-
-static struct log_limit fuse_lines = LOG_LIMIT_INIT;
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/*
- * Debug detail (every failed replay, say) only with -d. libfuse's own
- * lines ("fuse: ...") come once per request out of memory: rate-limited
- * and counted (log_limit.h), except with -d. *held is set for a line that
- * passes after others like it were held back.
- */
-static bool log_wanted(enum fuse_log_level level, const char *fmt,
-		       unsigned long *held)
-{
-	*held = 0;
-	if (log_debug)
-		return true;
-	if (level >= FUSE_LOG_DEBUG)
-		return false;
-	return strncmp(fmt, "fuse: ", 6) ||
-	       log_limit_pass(&fuse_lines, fmt, now_seconds(), held);
-}
-
-typedef void log_out_fn(int level, const char *fmt, va_list ap);
-
-static void out_stderr(int level, const char *fmt, va_list ap)
-{
-	vfprintf(stderr, fmt, ap);
-}
-
-static void out_syslog(int level, const char *fmt, va_list ap)
-{
-	vsyslog(level, fmt, ap);
-}
-
-static void log_say(log_out_fn *out, int level, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	out(level, fmt, ap);
-	va_end(ap);
-}
-
-static void log_limited(log_out_fn *out, enum fuse_log_level level,
-			const char *fmt, va_list ap)
-{
-	unsigned long held;
-
-	if (!log_wanted(level, fmt, &held))
-		return;
-	out(level, fmt, ap);
-	if (held)
-		log_say(out, level,
-			"rnotifyfs: the line above came %lu more times since it was last logged\n",
-			held);
-}
-
-static void log_to_stderr(enum fuse_log_level level, const char *fmt,
-			  va_list ap)
-{
-	log_limited(out_stderr, level, fmt, ap);
-}
-
-static void log_to_syslog(enum fuse_log_level level, const char *fmt,
-			  va_list ap)
-{
-	log_limited(out_syslog, level, fmt, ap);
-}
-
-/* Lines still held back at exit: said once, as counts. */
-static void log_held(const char *fmt, unsigned long held)
-{
-	fuse_log(FUSE_LOG_WARNING, "rnotifyfs: %lu more lines \"%.*s\" not logged\n",
-		 held, (int)strcspn(fmt, "\n"), fmt);
 }
 
 /* Only interrupts the loop's wait, so that it sees the session has exited. */
@@ -263,8 +176,7 @@ static int mount_and_serve(struct server *s)
 	if (fuse_daemonize(s->cli.foreground))
 		goto out_unmount;
 	if (!s->cli.foreground) {
-		openlog("rnotifyfs", LOG_PID, LOG_DAEMON);
-		fuse_set_log_func(log_to_syslog);
+		log_out_syslog();
 	}
 	/* Threads inherit the mask: only the stopper takes these signals. */
 	pthread_sigmask(SIG_BLOCK, &s->stop_signals, NULL);
@@ -291,16 +203,15 @@ int main(int argc, char **argv)
 		cli_free(&s.cli);
 		return ret < 0 ? 1 : 0;
 	}
-	log_debug = s.cli.debug;
 	raise_fd_limit();
-	fuse_set_log_func(log_to_stderr);
+	log_out_stderr(s.cli.debug);
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&s.stop_signals);
 	sigaddset(&s.stop_signals, SIGINT);
 	sigaddset(&s.stop_signals, SIGTERM);
 	sigaddset(&s.stop_signals, SIGHUP);
 	ret = s.cli.check ? check_run(&s.cli) : mount_and_serve(&s);
-	log_limit_flush(&fuse_lines, log_held);
+	log_out_flush();
 	cli_free(&s.cli);
 	return ret;
 }

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Where the server's lines go: every part logs with fuse_log(), and this
+ * is fuse_log's output. On stderr until the server daemonizes (its stderr
+ * is /dev/null then), on syslog after. Debug lines are logged only with
+ * -d. libfuse's own lines ("fuse: ...") come once per request it cannot
+ * allocate: they are rate-limited and counted (log_limit.h), except with
+ * -d.
+ */
+#ifndef RNOTIFY_LOG_OUT_H
+#define RNOTIFY_LOG_OUT_H
+
+#include <stdbool.h>
+
+/* Logs to stderr from now on; debug: -d was given. */
+void log_out_stderr(bool debug);
+
+/* Logs to syslog (daemon facility, with the pid) from now on. */
+void log_out_syslog(void);
+
+/* Says, once each, how many lines are still held back: call at exit. */
+void log_out_flush(void);
+
+#endif
