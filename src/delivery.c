@@ -185,7 +185,7 @@ struct delivery *delivery_new(const struct cli *cli, struct fs *fs,
 		return NULL;
 	}
 	d->debug = cli->debug;
-	/* watch_open() said why on stderr. */
+	/* watch_open() logged why. */
 	if (delivery_watch(d, cli, fs)) {
 		delivery_free(d);
 		*fatal = true;

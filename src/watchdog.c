@@ -74,11 +74,12 @@ static void abort_connection(unsigned int conn)
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	/* ENOENT: the connection ended with the server after all. */
 	if ((fd < 0 || write(fd, "1", 1) != 1) && errno != ENOENT)
-		fprintf(stderr, "rnotifyfs watchdog: %s: %s\n", path,
-			strerror(errno));
+		fuse_log(FUSE_LOG_ERR, "rnotifyfs watchdog: %s: %s\n", path,
+			 strerror(errno));
 	else if (fd >= 0)
-		fprintf(stderr, "rnotifyfs watchdog: the server died; FUSE connection %u aborted\n",
-			conn);
+		fuse_log(FUSE_LOG_ERR,
+			 "rnotifyfs watchdog: the server died; FUSE connection %u aborted\n",
+			 conn);
 	if (fd >= 0)
 		close(fd);
 }
