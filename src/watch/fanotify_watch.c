@@ -162,13 +162,13 @@ static bool fan_place(struct fan_watch *w, const struct fan_record *rec,
 	bool self_dir = rec->dfid.name && strcmp(rec->dfid.name, ".") == 0;
 	struct rn_id dir;
 
-	if (!fan_scope_dir(&w->scope, &rec->dfid, &dir)) {
-		if (!(rec->mask & FAN_SELF_EVENTS) ||
-		    !fan_scope_obj(&w->scope, &rec->fid, &ev->obj) ||
-		    !rn_id_equal(&ev->obj, &w->scope.root))
-			return false;
-		return true;
-	}
+	/*
+	 * A directory's own events name the directory itself with ".", so
+	 * the export root's are inside too: whatever is reported from a
+	 * directory outside is outside, and costs no lookup.
+	 */
+	if (!fan_scope_dir(&w->scope, &rec->dfid, &dir))
+		return false;
 	if (self_dir) {
 		ev->obj = dir;
 		return true;

@@ -8,7 +8,10 @@
  * The remote actor reaches BACKING by O_PATH, so that in native mode
  * (MNT = BACKING) it adds no OPEN|ISDIR of its own.
  */
+#include <limits.h>
+#include <stdio.h>
 #include <sys/inotify.h>
+#include <unistd.h>
 
 #include "../lib/e2e.h"
 
@@ -40,7 +43,34 @@ static const struct rw_step rw_steps[] = {
 	{ "rootwatch/burst", { OP_MKNOD("rw-1"), OP_MKNOD("rw-2"),
 			       OP_UNLINK("rw-2"), OP_END },
 	  { "CREATE rw-1", "CREATE rw-2", "DELETE rw-2" } },
+	{ "rootwatch/chmod_root", { OP_CHMOD(".", 0755), OP_END },
+	  { "ATTRIB|ISDIR" } },
 };
+
+/*
+ * With BACKING's parent watched for its children, the host reports a
+ * change of the export root as a change of a child of a directory
+ * outside the export: it must still be recognised as the root's.
+ */
+static void chmod_root_parent_watched(struct e2e_reader *r)
+{
+	static const struct e2e_op ops[] = { OP_CHMOD(".", 0700), OP_END };
+	static const char *const want[] = { "ATTRIB|ISDIR" };
+	char parent[PATH_MAX];
+	int fd = inotify_init1(IN_CLOEXEC);
+
+	snprintf(parent, sizeof(parent), "%s/..", e2e_backing());
+	if (fd < 0 || inotify_add_watch(fd, parent, IN_ATTRIB) < 0)
+		e2e_fail("rootwatch/chmod_root_parent_watched",
+			 "inotify watch on BACKING/.. failed");
+	else if (e2e_remote("", ops))
+		e2e_fail("rootwatch/chmod_root_parent_watched",
+			 "remote actor failed");
+	else
+		e2e_expect(r, ".", "rootwatch/chmod_root_parent_watched", want);
+	if (fd >= 0)
+		close(fd);
+}
 
 #define RW_COUNT (int)(sizeof(rw_steps) / sizeof(rw_steps[0]))
 
@@ -63,6 +93,7 @@ int main(void)
 			e2e_expect(r, ".", rw_steps[i].check,
 				   rw_steps[i].want);
 	}
+	chmod_root_parent_watched(r);
 	e2e_reader_free(r);
 	return check_exit();
 }
