@@ -55,7 +55,7 @@ static const struct rw_step rw_steps[] = {
 static void chmod_root_parent_watched(struct e2e_reader *r)
 {
 	static const struct e2e_op ops[] = { OP_CHMOD(".", 0700), OP_END };
-	static const char *const want[] = { "ATTRIB|ISDIR" };
+	static const char *const want[] = { "ATTRIB|ISDIR", NULL };
 	char parent[PATH_MAX];
 	int fd = inotify_init1(IN_CLOEXEC);
 
