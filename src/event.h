@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fnv.h"
+
 /*
  * Inode numbers are reused at once (ext4, tmpfs), so (dev, ino) alone can
  * name a deleted object's successor. gen tells the two apart: a digest of
@@ -50,11 +52,8 @@ static inline bool rn_id_equal(const struct rn_id *a, const struct rn_id *b)
 static inline uint32_t rn_handle_gen(int type, const void *handle,
 				     size_t len)
 {
-	const unsigned char *p = handle;
-	uint32_t h = 2166136261u ^ (uint32_t)type;
+	uint32_t h = fnv1a32((uint32_t)type, handle, len);
 
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * 16777619u;
 	return h ? h : 1;
 }
 

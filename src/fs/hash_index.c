@@ -109,14 +109,3 @@ void hash_index_each(struct hash_index *h, void (*fn)(struct hash_link *))
 	}
 	h->count = 0;
 }
-
-uint64_t hash_index_bytes(uint64_t seed, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-	uint64_t x = 14695981039346656037ULL ^ seed;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		x = (x ^ p[i]) * 1099511628211ULL;
-	return x;
-}

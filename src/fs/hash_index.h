@@ -49,7 +49,4 @@ struct hash_link *hash_index_find(const struct hash_index *h, uint64_t hash,
 /* Calls fn on every link; fn may free the object (not touch the index). */
 void hash_index_each(struct hash_index *h, void (*fn)(struct hash_link *));
 
-/* FNV-1a, 64 bits, over len bytes, starting from seed. */
-uint64_t hash_index_bytes(uint64_t seed, const void *data, size_t len);
-
 #endif

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../fnv.h"
 #include "names_shown.h"
 
 /* 32 bytes and the name, in one allocation. */
@@ -48,7 +49,7 @@ struct name_key {
 
 static uint64_t name_hash(uint64_t parent, const char *name, size_t len)
 {
-	return hash_index_bytes(parent, name, len);
+	return fnv1a64(parent, name, len);
 }
 
 static uint64_t name_hash_of(const struct hash_link *l)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../fnv.h"
 #include "dir_cache.h"
 #include "fanotify_decode.h"
 
@@ -56,11 +57,8 @@ void dir_cache_free(struct dir_cache *c)
 /* FNV-1a over the type and the bytes. */
 static size_t dir_cache_hash(int type, const unsigned char *h, size_t len)
 {
-	uint64_t x = 1469598103934665603ULL ^ (uint32_t)type;
-	size_t i;
+	uint64_t x = fnv1a64((uint32_t)type, h, len);
 
-	for (i = 0; i < len; i++)
-		x = (x ^ h[i]) * 1099511628211ULL;
 	return (size_t)(x ^ (x >> 29));
 }
 
