@@ -114,7 +114,8 @@ static size_t add_plus(fuse_req_t req, struct fs_inode *dir,
 	struct stat st;
 	size_t size;
 
-	/* Dots, entries past those with attributes, and entries gone
+	/*
+	 * Dots, entries past those with attributes, and entries gone
 	 * since readdir saw them: bare, no reference.
 	 */
 	if (!attrs || is_dots(de->d_name) ||
