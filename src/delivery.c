@@ -56,10 +56,8 @@ static void delivery_free(struct delivery *d)
 {
 	struct replay_stats st;
 
-	/* The queue's consumer drains it and ends once it is closed. */
+	/* Each pump thread ends after replaying what it queued. */
 	event_pump_stop(d->pump);
-	if (d->queue)
-		event_queue_close(d->queue);
 	if (d->send)
 		send_free(d);
 	if (d->replay) {
@@ -78,12 +76,10 @@ static void delivery_free(struct delivery *d)
 	free(d);
 }
 
-static void queue_event(void *arg, const struct rn_event *ev)
-{
-	event_queue_push(arg, ev);
-}
-
-/* Replay: the pump fills a queue that the replayer thread drains. */
+/*
+ * Replay: the pump's threads fill a queue and take turns draining it, so
+ * that one reads the host while the other replays.
+ */
 static int replay_backend(struct delivery *d, const struct cli *cli,
 			  struct fs *fs, struct event_sink *sink)
 {
@@ -91,9 +87,14 @@ static int replay_backend(struct delivery *d, const struct cli *cli,
 	if (!d->queue)
 		return -1;
 	d->replay = replay_new(fs, d->queue, cli->mountpoint);
-	if (!d->replay || replay_start(d->replay))
+	if (!d->replay)
 		return -1;
-	*sink = (struct event_sink){ .event = queue_event, .arg = d->queue };
+	*sink = (struct event_sink){
+		.event = replay_queue_event,
+		.drained = replay_drained,
+		.thread_init = replay_thread_init,
+		.arg = d->replay,
+	};
 	return 0;
 }
 
@@ -146,14 +147,15 @@ static int delivery_watch(struct delivery *d, const struct cli *cli,
 static int delivery_chain(struct delivery *d, const struct cli *cli,
 			  struct fs *fs, int fuse_fd)
 {
-	struct event_sink sink;
+	struct event_sink sink = { 0 };
 
 	/* The kernel's protocol when it was negotiated at INIT. */
 	if (proto_io_active() ?
 	    protocol_backend(d, cli, fs, fuse_fd, &sink) :
 	    replay_backend(d, cli, fs, &sink))
 		return -1;
-	d->pump = event_pump_start(d->watch, &sink);
+	d->pump = event_pump_start(d->watch, &sink,
+				   d->replay ? EVENT_PUMP_MAX_THREADS : 1);
 	return d->pump ? 0 : -1;
 }
 

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * A byte ring of variable-size records, with one mutex and one condition
- * variable.
+ * A byte ring of variable-size records under one mutex.
  *
  * A struct rn_event is 568 bytes, almost all of it room for two names of
  * NAME_MAX; a record holds the names at their length and the second
@@ -16,6 +15,8 @@
  * were dropped since the consumer last saw an OVERFLOW event: the next
  * push that finds room first queues an RN_EV_OVERFLOW, so the consumer
  * learns of the loss in order; room for that marker is always kept.
+ * consuming means a thread holds the consumer's role; it is only given up
+ * when nothing is left to take.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -51,7 +52,6 @@ struct queue_record {
 
 struct event_queue {
 	pthread_mutex_t lock;
-	pthread_cond_t nonempty;
 	unsigned char *buf;
 	size_t size;
 	size_t head;
@@ -59,7 +59,7 @@ struct event_queue {
 	size_t count;
 	size_t dropped;
 	bool overflow_pending;
-	bool closed;
+	bool consuming;
 };
 
 static size_t record_size(enum rn_event_kind kind, size_t len, size_t len2)
@@ -86,7 +86,6 @@ struct event_queue *event_queue_new(size_t capacity)
 		return NULL;
 	}
 	pthread_mutex_init(&q->lock, NULL);
-	pthread_cond_init(&q->nonempty, NULL);
 	return q;
 }
 
@@ -95,7 +94,6 @@ void event_queue_free(struct event_queue *q)
 	if (!q)
 		return;
 	pthread_mutex_destroy(&q->lock);
-	pthread_cond_destroy(&q->nonempty);
 	free(q->buf);
 	free(q);
 }
@@ -199,7 +197,6 @@ bool event_queue_push(struct event_queue *q, const struct rn_event *ev)
 		q->dropped++;
 		q->overflow_pending = true;
 	}
-	pthread_cond_signal(&q->nonempty);
 	pthread_mutex_unlock(&q->lock);
 	return queued;
 }
@@ -237,42 +234,41 @@ static void record_take(struct event_queue *q, struct rn_event *ev)
 		q->head = q->used = 0;
 }
 
-bool event_queue_pop(struct event_queue *q, struct rn_event *ev)
+/* Something for the consumer: an event, or an overflow not yet told. */
+static bool has_work(const struct event_queue *q)
 {
-	bool got = false;
+	return q->count || q->overflow_pending;
+}
+
+bool event_queue_claim(struct event_queue *q)
+{
+	bool claimed;
 
 	pthread_mutex_lock(&q->lock);
-	while (!q->count && !q->overflow_pending && !q->closed)
-		pthread_cond_wait(&q->nonempty, &q->lock);
+	claimed = !q->consuming && has_work(q);
+	if (claimed)
+		q->consuming = true;
+	pthread_mutex_unlock(&q->lock);
+	return claimed;
+}
+
+bool event_queue_take(struct event_queue *q, struct rn_event *ev)
+{
+	bool got = true;
+
+	pthread_mutex_lock(&q->lock);
 	if (q->count) {
 		record_take(q, ev);
-		got = true;
 	} else if (q->overflow_pending) {
 		memset(ev, 0, sizeof(*ev));
 		ev->kind = RN_EV_OVERFLOW;
 		q->overflow_pending = false;
-		got = true;
+	} else {
+		q->consuming = false;
+		got = false;
 	}
 	pthread_mutex_unlock(&q->lock);
 	return got;
-}
-
-bool event_queue_idle(struct event_queue *q)
-{
-	bool idle;
-
-	pthread_mutex_lock(&q->lock);
-	idle = !q->count && !q->overflow_pending;
-	pthread_mutex_unlock(&q->lock);
-	return idle;
-}
-
-void event_queue_close(struct event_queue *q)
-{
-	pthread_mutex_lock(&q->lock);
-	q->closed = true;
-	pthread_cond_broadcast(&q->nonempty);
-	pthread_mutex_unlock(&q->lock);
 }
 
 size_t event_queue_dropped(struct event_queue *q)

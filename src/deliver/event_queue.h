@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * A bounded FIFO of normalised events between the watcher thread (one
- * producer) and a delivery backend's thread (one consumer).
+ * A bounded FIFO of normalised events between the threads that read the
+ * host watcher (producers, one at a time) and the one that replays them
+ * (the consumer). No thread ever waits on it: the consumer is whichever
+ * reading thread claims the role after its push, so a lone event is
+ * replayed by the thread that read it, with no hand-over.
  *
  * The host kernel's fanotify queue holds 16,384 events; this one holds
  * more, so that a slow delivery does not make the host drop events. When
@@ -30,16 +33,18 @@ void event_queue_free(struct event_queue *q);
 bool event_queue_push(struct event_queue *q, const struct rn_event *ev);
 
 /*
- * Blocks until an event is available or the queue is closed. Returns
- * false when closed and empty.
+ * Takes the consumer's role if something waits and nobody holds the role:
+ * true if the caller now holds it. Every producer calls it after pushing,
+ * so nothing queued is ever left without a consumer.
  */
-bool event_queue_pop(struct event_queue *q, struct rn_event *ev);
+bool event_queue_claim(struct event_queue *q);
 
-/* Whether nothing is queued right now (the answer may be stale at once). */
-bool event_queue_idle(struct event_queue *q);
-
-/* Wakes the consumer; pop() returns false once the queue is drained. */
-void event_queue_close(struct event_queue *q);
+/*
+ * For the role's holder: the next event, or false when none is left, and
+ * then the role is given up in the same critical section, so that an
+ * event pushed meanwhile is either taken here or claimed by its producer.
+ */
+bool event_queue_take(struct event_queue *q, struct rn_event *ev);
 
 /* Events dropped because the queue was full, since creation. */
 size_t event_queue_dropped(struct event_queue *q);

@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The replayer thread: takes events from the queue in host order and
- * replays each one through the mount (replay_names.c, replay_content.c).
+ * The replayer: takes events from the queue in host order and replays
+ * each one through the mount (replay_names.c, replay_content.c).
  *
- * Lifetime: replay_new() installs the gate; replay_start() starts the
- * thread, which learns the mount's device itself (the FUSE loop may not be
- * serving yet: only this thread may wait for it). replay_stop() expects
- * the queue to be closed and the session to be still serving.
+ * There is no replayer thread of its own: the event pump's threads read
+ * the host watcher, queue what they read, and the one that finds nobody
+ * replaying takes the queue's consumer role and replays until the queue
+ * is empty, while the other goes on reading. A lone change is replayed by
+ * the thread woken for it: no hand-over to another thread.
+ *
+ * Lifetime: replay_new() installs the gate; the pump's threads then call
+ * replay_thread_init() (which waits for the FUSE loop to serve: the pump
+ * threads may, the loop's own thread may not), replay_queue_event() and
+ * replay_drained(). replay_stop() comes after the pump has stopped, while
+ * the session still serves.
  *
  * The replayer reaches the mount through its working directory
- * (mount_cwd.h), the mount root while events are waiting and "/" when the
- * queue is idle.
+ * (mount_cwd.h), the mount root while it replays and "/" between its turns.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -32,13 +38,56 @@ struct replay *replay_new(struct fs *fs, struct event_queue *q,
 		free(r);
 		return NULL;
 	}
-	r->cwd.path = r->mountpoint;
 	r->fs = fs;
 	r->queue = q;
 	atomic_init(&r->tid, -1);
 	pthread_mutex_init(&r->lock, NULL);
 	fs_set_gate(fs, replay_gate, r);
 	return r;
+}
+
+/* The thread's id, without a system call after the first. */
+static pid_t replay_self(void)
+{
+	static __thread pid_t tid;
+
+	if (!tid)
+		tid = gettid();
+	return tid;
+}
+
+/*
+ * The first entry learns which device the mount is; every later one, by
+ * any thread, checks that it is still that one.
+ */
+int replay_thread_init(void *arg)
+{
+	struct replay *r = arg;
+	struct mount_cwd cwd = { .path = r->mountpoint };
+	int ret = mount_cwd_own();
+
+	if (!ret)
+		ret = mount_cwd_enter(&cwd);
+	if (!ret) {
+		mount_cwd_leave(&cwd);
+		pthread_mutex_lock(&r->lock);
+		if (!r->mount_dev)
+			r->mount_dev = cwd.dev;
+		else if (r->mount_dev != cwd.dev)
+			ret = -EXDEV;
+		pthread_mutex_unlock(&r->lock);
+	}
+	if (ret)
+		fuse_log(FUSE_LOG_ERR, "rnotifyfs: replay: %s: %s\n",
+			 r->mountpoint, strerror(-ret));
+	return ret;
+}
+
+void replay_queue_event(void *arg, const struct rn_event *ev)
+{
+	struct replay *r = arg;
+
+	event_queue_push(r->queue, ev);
 }
 
 static int replay_event(struct replay *r, const struct rn_event *ev)
@@ -85,56 +134,36 @@ static void replay_count(struct replay *r, const struct rn_event *ev,
 	}
 }
 
-static void *replay_main(void *arg)
+void replay_drained(void *arg)
 {
 	struct replay *r = arg;
+	struct mount_cwd cwd = { .path = r->mountpoint };
+	bool overflowed = false;
 	struct rn_event ev;
 	int ret;
 
-	atomic_store(&r->tid, gettid());
-	/* The first entry learns which device the mount is. */
-	ret = mount_cwd_own();
-	if (!ret)
-		ret = mount_cwd_enter(&r->cwd);
-	if (ret) {
-		fuse_log(FUSE_LOG_ERR, "rnotifyfs: replay: %s: %s\n",
-			 r->mountpoint, strerror(-ret));
-		return NULL;
-	}
-	mount_cwd_leave(&r->cwd);
-	while (event_queue_pop(r->queue, &ev)) {
-		ret = mount_cwd_enter(&r->cwd);
+	if (!event_queue_claim(r->queue))
+		return;
+	cwd.dev = r->mount_dev;
+	atomic_store(&r->tid, replay_self());
+	/* r is the next holder's once take() says the queue is empty. */
+	while (event_queue_take(r->queue, &ev)) {
+		ret = mount_cwd_enter(&cwd);
 		replay_count(r, &ev, ret ? ret : replay_event(r, &ev));
-		if (event_queue_idle(r->queue)) {
-			mount_cwd_leave(&r->cwd);
-			if (r->stats.overflows)
-				overflow_log_flush(event_queue_dropped(r->queue),
-						   false);
-		}
+		overflowed = r->stats.overflows;
 	}
-	if (r->stats.overflows)
-		overflow_log_flush(event_queue_dropped(r->queue), true);
-	replay_writer_close_all(r);
-	mount_cwd_leave(&r->cwd);
-	return NULL;
-}
-
-int replay_start(struct replay *r)
-{
-	int err = pthread_create(&r->thread, NULL, replay_main, r);
-
-	if (err)
-		return -err;
-	r->started = true;
-	return 0;
+	mount_cwd_leave(&cwd);
+	if (overflowed)
+		overflow_log_flush(event_queue_dropped(r->queue), false);
 }
 
 void replay_stop(struct replay *r, struct replay_stats *st)
 {
 	if (!r)
 		return;
-	if (r->started)
-		pthread_join(r->thread, NULL);
+	replay_writer_close_all(r);
+	if (r->stats.overflows)
+		overflow_log_flush(event_queue_dropped(r->queue), true);
 	if (st)
 		*st = r->stats;
 	fs_set_gate(r->fs, NULL, NULL);

@@ -3,8 +3,9 @@
  * Replay delivery, for stock kernels (DESIGN.md section 5).
  *
  * The client kernel only generates inotify/fanotify events for operations
- * that pass through its own VFS. So for each remote change, a replayer
- * thread of this process performs the matching operation through the
+ * that pass through its own VFS. So for each remote change, a thread of
+ * this process (one of the event pump's) performs the matching operation
+ * through the
  * mount, and the passthrough answers the replayer's requests through the
  * gate without touching the backing store (the change already happened
  * there). The kernel then runs its normal fsnotify hooks: every watcher on
@@ -26,8 +27,16 @@ struct replay;
 struct replay *replay_new(struct fs *fs, struct event_queue *q,
 			  const char *mountpoint);
 
-/* Starts the replayer thread; 0 or a negative errno. */
-int replay_start(struct replay *r);
+/*
+ * The event pump's sink (event_pump.h), arg r, called by its threads:
+ * thread_init gives the calling thread a working directory of its own and
+ * checks that it reaches the mount (0 or a negative errno, said in the
+ * log); event queues an event; drained replays what is queued if no other
+ * thread is replaying, until nothing is left.
+ */
+int replay_thread_init(void *r);
+void replay_queue_event(void *r, const struct rn_event *ev);
+void replay_drained(void *r);
 
 struct replay_stats {
 	unsigned long replayed;	/* events turned into a VFS operation */
@@ -37,9 +46,9 @@ struct replay_stats {
 };
 
 /*
- * Waits for the replayer to finish (the queue must have been closed),
- * which closes the files it holds open on the mount, fills *st if not
- * NULL, removes the gate and frees r.
+ * Once the pump is stopped (the queue is then drained): closes the files
+ * the replay holds open on the mount (the session must still serve),
+ * fills *st if not NULL, removes the gate and frees r.
  */
 void replay_stop(struct replay *r, struct replay_stats *st);
 

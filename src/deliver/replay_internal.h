@@ -2,12 +2,16 @@
 /*
  * Internals shared by the replay files.
  *
- * Threads: the replayer thread alone performs replays, one at a time, and
- * alone writes r->expect and r->writers. FUSE worker threads read
- * r->expect from the gate while the replayer is blocked in the syscall
- * that caused their request; r->lock orders the two. The gate returns at
- * once, without the lock, for any request that is not the replayer's
- * (r->tid is written before the first replay and never changes).
+ * Threads: the replayer is whichever pump thread holds the event queue's
+ * consumer role (event_queue_claim()); it alone performs replays, one at
+ * a time, and alone writes r->expect, r->writers, r->last_modified and
+ * r->stats. The role passes between threads under the queue's lock, which
+ * orders these fields between one holder and the next. FUSE worker
+ * threads read r->expect from the gate while the replayer is blocked in
+ * the syscall that caused their request; r->lock orders the two. The gate
+ * returns at once, without the lock, for any request that is not the
+ * replayer's: r->tid is the holder's thread id, written when it takes the
+ * role and before its first syscall on the mount.
  *
  * The replayer never runs inside a FUSE handler, and a handler never waits
  * for the replayer: a client request may hold a directory lock that a
@@ -49,16 +53,14 @@ struct replay {
 	struct fs *fs;
 	struct event_queue *queue;
 	char *mountpoint;
-	struct mount_cwd cwd;		/* the mount root while busy */
+	dev_t mount_dev;		/* the mount's, from the first entry */
 	_Atomic pid_t tid;		/* the replayer thread */
-	pthread_t thread;
-	bool started;
 	pthread_mutex_t lock;		/* orders expect with the gate */
 	struct replay_expect expect;
 	struct replay_writer writers[REPLAY_MAX_WRITERS];
 	int nwriters;
 	uint64_t last_modified;		/* node of the last replay if a MODIFY */
-	struct replay_stats stats;	/* replayer thread only until joined */
+	struct replay_stats stats;	/* replayer only until the pump stops */
 };
 
 /* replay_gate.c */

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The delivery queue: order, overflow marking, close, compact records. */
+/*
+ * The delivery queue: order, overflow marking, the consumer's role,
+ * compact records.
+ */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,6 +31,13 @@ static struct rn_event longest(enum rn_event_kind kind, int i)
 	return ev;
 }
 
+/* The consumer's next event, claiming the role first if nobody holds it. */
+static bool take(struct event_queue *q, struct rn_event *ev)
+{
+	event_queue_claim(q);
+	return event_queue_take(q, ev);
+}
+
 static void test_order(void)
 {
 	struct event_queue *q = event_queue_new(8);
@@ -39,7 +49,7 @@ static void test_order(void)
 		for (int i = 0; i < 5; i++)
 			ok &= event_queue_push(q, &ev);
 		for (int i = 0; i < 5; i++)
-			ok &= event_queue_pop(q, &ev) &&
+			ok &= take(q, &ev) &&
 			      ev.kind == RN_EV_ATTRIB;
 	}
 	for (int i = 0; i < 6; i++) {
@@ -50,7 +60,7 @@ static void test_order(void)
 		char want[16];
 
 		snprintf(want, sizeof(want), "f%d", i);
-		ok &= event_queue_pop(q, &ev) && !strcmp(ev.name, want);
+		ok &= take(q, &ev) && !strcmp(ev.name, want);
 	}
 	CHECK("queue keeps order across wrap-around", ok);
 	event_queue_free(q);
@@ -71,13 +81,13 @@ static void test_overflow(void)
 	      !pushed[4] && !pushed[5]);
 	CHECK("dropped events are counted", event_queue_dropped(q) == 3);
 	for (int i = 0; i < 3; i++)
-		event_queue_pop(q, &ev);
+		take(q, &ev);
 	ev = named(RN_EV_DELETE, 9);
 	event_queue_push(q, &ev);
 	CHECK("overflow is reported where events were lost",
-	      event_queue_pop(q, &ev) && ev.kind == RN_EV_OVERFLOW);
+	      take(q, &ev) && ev.kind == RN_EV_OVERFLOW);
 	CHECK("events after the loss follow the overflow",
-	      event_queue_pop(q, &ev) && ev.kind == RN_EV_DELETE &&
+	      take(q, &ev) && ev.kind == RN_EV_DELETE &&
 	      !strcmp(ev.name, "f9"));
 	event_queue_free(q);
 }
@@ -104,10 +114,10 @@ static void test_compact(void)
 		n++;
 	CHECK("short events: over 8 times capacity fit", n > 8 * 4);
 	for (int i = 0; i < n; i++)
-		ok += event_queue_pop(q, &ev) && !memcmp(&ev, &want,
+		ok += take(q, &ev) && !memcmp(&ev, &want,
 							 sizeof(ev));
 	CHECK("short events come back whole, then the overflow",
-	      ok == n && event_queue_pop(q, &ev) &&
+	      ok == n && take(q, &ev) &&
 	      ev.kind == RN_EV_OVERFLOW);
 	/* One event always held, so the tail passes the end of the ring. */
 	prev = longest(RN_EV_MOVE, 0);
@@ -117,7 +127,7 @@ static void test_compact(void)
 				 longest(RN_EV_MOVE, round);
 		if (ev.kind == RN_EV_MOVE)
 			ev.dir2.ino = round;
-		ok = event_queue_push(q, &ev) && event_queue_pop(q, &want) &&
+		ok = event_queue_push(q, &ev) && take(q, &want) &&
 		     !strcmp(want.name, prev.name) &&
 		     !strcmp(want.name2, prev.name2) &&
 		     want.dir2.ino == prev.dir2.ino;
@@ -127,50 +137,84 @@ static void test_compact(void)
 	event_queue_free(q);
 }
 
-static void test_overflow_at_close(void)
+static void test_role(void)
 {
 	struct event_queue *q = event_queue_new(2);
 	struct rn_event ev = longest(RN_EV_MOVE, 0);
+	bool second;
 
+	CHECK("an empty queue gives no consumer's role",
+	      !event_queue_claim(q));
 	event_queue_push(q, &ev);
 	event_queue_push(q, &ev);
-	event_queue_close(q);
-	CHECK("queued event survives close", event_queue_pop(q, &ev) &&
-	      ev.kind == RN_EV_MOVE);
-	CHECK("pending overflow is reported before the end",
-	      event_queue_pop(q, &ev) && ev.kind == RN_EV_OVERFLOW);
-	CHECK("closed and drained queue ends", !event_queue_pop(q, &ev));
+	CHECK("a push makes the role claimable", event_queue_claim(q));
+	second = event_queue_claim(q);
+	CHECK("the role has one holder at a time", !second);
+	CHECK("the holder takes the queued event",
+	      event_queue_take(q, &ev) && ev.kind == RN_EV_MOVE);
+	CHECK("a pending overflow is taken after it",
+	      event_queue_take(q, &ev) && ev.kind == RN_EV_OVERFLOW);
+	CHECK("an empty queue ends the holder's turn",
+	      !event_queue_take(q, &ev));
+	event_queue_push(q, &ev);
+	CHECK("the role is free again after the turn",
+	      event_queue_claim(q) && event_queue_take(q, &ev) &&
+	      !event_queue_take(q, &ev));
 	event_queue_free(q);
 }
 
-static void *consumer(void *arg)
-{
-	struct event_queue *q = arg;
-	struct rn_event ev;
-	long n = 0;
+struct producer {
+	struct event_queue *q;
+	pthread_mutex_t *order;	/* pushes in one order, as the pump's */
+	int seq;		/* number of the next event pushed */
+	long pushed;
+	long taken;
+	int last_seen;		/* number of the last event taken */
+	bool in_order;
+};
 
-	while (event_queue_pop(q, &ev))
-		n++;
-	return (void *)n;
+/* As a pump thread: push, then take the role if free and drain. */
+static void *producer(void *arg)
+{
+	struct producer *p = arg;
+	struct rn_event ev;
+	int seen;
+
+	for (int i = 0; i < 50000; i++) {
+		pthread_mutex_lock(p->order);
+		ev = named(RN_EV_MODIFY, p->seq++);
+		p->pushed += event_queue_push(p->q, &ev);
+		pthread_mutex_unlock(p->order);
+		if (!event_queue_claim(p->q))
+			continue;
+		while (event_queue_take(p->q, &ev)) {
+			if (ev.kind == RN_EV_OVERFLOW)
+				continue;
+			/* The role's holder alone writes these. */
+			sscanf(ev.name, "f%d", &seen);
+			p->in_order &= seen > p->last_seen;
+			p->last_seen = seen;
+			p->taken++;
+		}
+	}
+	return NULL;
 }
 
 static void test_threads(void)
 {
-	struct event_queue *q = event_queue_new(64);
-	struct rn_event ev = named(RN_EV_MODIFY, 1);
-	long pushed = 0;
-	void *popped;
-	pthread_t t;
+	pthread_mutex_t order = PTHREAD_MUTEX_INITIALIZER;
+	struct producer p = { .q = event_queue_new(64), .order = &order,
+			      .last_seen = -1, .in_order = true };
+	pthread_t t[2];
 
-	pthread_create(&t, NULL, consumer, q);
-	for (int i = 0; i < 100000; i++)
-		pushed += event_queue_push(q, &ev);
-	event_queue_close(q);
-	pthread_join(t, &popped);
-	CHECK("every event pushed is popped once (plus overflow markers)",
-	      (long)popped >= pushed &&
-	      (long)popped - pushed <= (long)event_queue_dropped(q));
-	event_queue_free(q);
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, producer, &p);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	CHECK("two threads pushing and taking turns: each event taken once",
+	      p.taken == p.pushed && !event_queue_claim(p.q));
+	CHECK("turns keep the order of the pushes", p.in_order);
+	event_queue_free(p.q);
 }
 
 int main(void)
@@ -178,7 +222,7 @@ int main(void)
 	test_order();
 	test_overflow();
 	test_compact();
-	test_overflow_at_close();
+	test_role();
 	test_threads();
 	CHECK("queue refuses a capacity below 2", !event_queue_new(1));
 	return check_exit();
