@@ -26,6 +26,10 @@ static void fuzz_event(const uint8_t *data, size_t size)
 	if (ev.namelen && (memchr(ev.name, '/', ev.namelen) ||
 			   memchr(ev.name, 0, ev.namelen)))
 		abort();
+	/* A pushed entry is never the root, nothing or the directory. */
+	if (ev.has_entry && (ev.entry.nodeid <= FUSE_ROOT_ID ||
+			     ev.entry.nodeid == ev.nodeid || !ev.namelen))
+		abort();
 	len = proto_encode_event(out, sizeof(out), &ev);
 	if (len < 0 || (size_t)len != size || memcmp(out, data, size))
 		abort();

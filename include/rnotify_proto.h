@@ -35,6 +35,24 @@
  *       for a local event.
  *     - namelen > 0: a directory-entry event (CREATE, DELETE, MOVED_FROM,
  *       MOVED_TO, optionally with ISDIR) in directory nodeid.
+ *     - namelen > 0 with an object event (MODIFY, ATTRIB, CLOSE_WRITE,
+ *       ...): the event is on child NAME of directory nodeid, which the
+ *       kernel need not hold, and the name is followed by a struct
+ *       fuse_entry_out for the child (128 bytes: nodeid, generation,
+ *       validity, attributes), exactly as a LOOKUP reply gives it; ISDIR
+ *       must match the entry's mode.  The kernel links the child as
+ *       READDIRPLUS does (a dentry that already names that inode just
+ *       gets the attributes) and delivers the event on it as for a
+ *       local one, so inotify, fanotify FID/DFID_NAME and filesystem
+ *       marks see the child itself.  No LOOKUP round trip.
+ *       Reference counting: the server counts one lookup of the child
+ *       before sending.  If the notification succeeds (write() returns
+ *       the length) the kernel holds that lookup and will FORGET it; if
+ *       it fails, with any error, the kernel took none and the server
+ *       drops its count again.  An entry nodeid of 0, the root or the
+ *       directory itself, an entry with no valid file type or a size
+ *       past INT64_MAX, ISDIR not matching, or a frame whose length is
+ *       not exactly fixed part + namelen + 128: EINVAL.
  *     generation must match the kernel's inode, so a recycled nodeid never
  *     receives another object's events.  The kernel keeps the low 32 bits
  *     of a generation, and the root's generation is always 0 (the kernel
@@ -58,8 +76,9 @@
  *     ENOENT (the kernel never looked the name up), or events double.
  *     The kernel rejects a bad frame with EINVAL (wrong size, namelen >
  *     NAME_MAX, '/' or NUL in the name, unknown mask bits, a name where
- *     none belongs) and an unknown nodeid or stale generation with ENOENT;
- *     either way nothing is delivered.
+ *     none belongs, a bad entry) and an unknown nodeid or stale generation
+ *     with ENOENT, an entry on a nodeid that is not a directory with
+ *     ENOTDIR; either way nothing is delivered.
  *
  * Numbers are chosen far from upstream FUSE growth: upstream allocates
  * opcodes, notify codes and INIT flags sequentially from the bottom (7.45:

@@ -20,6 +20,7 @@ _Static_assert(sizeof(struct fuse_in_header) == 40, "in-header size");
 _Static_assert(sizeof(struct fuse_fsnotify_in) == 24, "request size");
 _Static_assert(sizeof(struct fuse_notify_fsnotify_out) == 32,
 	       "notification size");
+_Static_assert(sizeof(struct fuse_entry_out) == 128, "entry size");
 
 static int proto_name_check(const char *name, uint32_t namelen)
 {
@@ -47,11 +48,41 @@ static int proto_overflow_check(const struct proto_event *ev)
 	return 0;
 }
 
+/* The frame form: a name with an object event carries an entry. */
+static bool proto_wants_entry(uint32_t mask, uint32_t namelen)
+{
+	return namelen && (mask & FUSE_FSNOTIFY_OBJECT_EVENTS);
+}
+
+static bool proto_valid_type(uint32_t mode)
+{
+	return S_ISREG(mode) || S_ISDIR(mode) || S_ISLNK(mode) ||
+	       S_ISCHR(mode) || S_ISBLK(mode) || S_ISFIFO(mode) ||
+	       S_ISSOCK(mode);
+}
+
+/* The kernel's checks of a LOOKUP reply, and not the directory itself. */
+static int proto_entry_check(const struct proto_event *ev)
+{
+	const struct fuse_entry_out *e = &ev->entry;
+	bool isdir = ev->mask & FUSE_FSNOTIFY_ISDIR;
+
+	if (!e->nodeid || e->nodeid == FUSE_ROOT_ID ||
+	    e->nodeid == ev->nodeid)
+		return -EINVAL;
+	if (!proto_valid_type(e->attr.mode) || e->attr.size > INT64_MAX)
+		return -EINVAL;
+	if (isdir != S_ISDIR(e->attr.mode))
+		return -EINVAL;
+	return 0;
+}
+
 int proto_event_check(const struct proto_event *ev)
 {
 	uint32_t events = ev->mask & ~FUSE_FSNOTIFY_ISDIR;
-	uint32_t allowed = ev->namelen ? FUSE_FSNOTIFY_DIRENT_EVENTS :
-					 FUSE_FSNOTIFY_OBJECT_EVENTS;
+	uint32_t allowed = ev->namelen && !ev->has_entry ?
+			   FUSE_FSNOTIFY_DIRENT_EVENTS :
+			   FUSE_FSNOTIFY_OBJECT_EVENTS;
 	uint32_t moves = FUSE_FSNOTIFY_MOVED_FROM | FUSE_FSNOTIFY_MOVED_TO;
 
 	if (ev->mask == FUSE_FSNOTIFY_Q_OVERFLOW)
@@ -62,7 +93,52 @@ int proto_event_check(const struct proto_event *ev)
 		return -EINVAL;
 	if (!ev->nodeid)
 		return -EINVAL;
+	if (ev->has_entry != proto_wants_entry(ev->mask, ev->namelen))
+		return -EINVAL;
+	if (ev->has_entry && proto_entry_check(ev))
+		return -EINVAL;
 	return proto_name_check(ev->name, ev->namelen);
+}
+
+/* libfuse's rounding: whole seconds, then nanoseconds below one. */
+static void proto_timeout(double t, uint64_t *sec, uint32_t *nsec)
+{
+	double ns;
+
+	if (!(t > 0)) {
+		*sec = 0;
+		*nsec = 0;
+		return;
+	}
+	*sec = t >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)t;
+	ns = (t - (double)*sec) * 1.0e9;
+	*nsec = ns < 0 ? 0 : ns > 999999999.0 ? 999999999 : (uint32_t)ns;
+}
+
+void proto_entry_fill(struct fuse_entry_out *e, uint64_t nodeid,
+		      uint64_t generation, const struct stat *st,
+		      double entry_timeout, double attr_timeout)
+{
+	memset(e, 0, sizeof(*e));
+	e->nodeid = nodeid;
+	e->generation = generation;
+	proto_timeout(entry_timeout, &e->entry_valid, &e->entry_valid_nsec);
+	proto_timeout(attr_timeout, &e->attr_valid, &e->attr_valid_nsec);
+	e->attr.ino = st->st_ino;
+	e->attr.mode = st->st_mode;
+	e->attr.nlink = st->st_nlink;
+	e->attr.uid = st->st_uid;
+	e->attr.gid = st->st_gid;
+	e->attr.rdev = st->st_rdev;
+	e->attr.size = st->st_size;
+	e->attr.blksize = st->st_blksize;
+	e->attr.blocks = st->st_blocks;
+	e->attr.atime = st->st_atim.tv_sec;
+	e->attr.mtime = st->st_mtim.tv_sec;
+	e->attr.ctime = st->st_ctim.tv_sec;
+	e->attr.atimensec = st->st_atim.tv_nsec;
+	e->attr.mtimensec = st->st_mtim.tv_nsec;
+	e->attr.ctimensec = st->st_ctim.tv_nsec;
 }
 
 int proto_encode_event(void *buf, size_t size, const struct proto_event *ev)
@@ -75,7 +151,8 @@ int proto_encode_event(void *buf, size_t size, const struct proto_event *ev)
 	err = proto_event_check(ev);
 	if (err)
 		return err;
-	len = sizeof(oh) + sizeof(out) + ev->namelen;
+	len = sizeof(oh) + sizeof(out) + ev->namelen +
+	      (ev->has_entry ? sizeof(ev->entry) : 0);
 	if (size < len)
 		return -ENOSPC;
 
@@ -94,6 +171,9 @@ int proto_encode_event(void *buf, size_t size, const struct proto_event *ev)
 	if (ev->namelen)
 		memcpy((char *)buf + sizeof(oh) + sizeof(out), ev->name,
 		       ev->namelen);
+	if (ev->has_entry)
+		memcpy((char *)buf + sizeof(oh) + sizeof(out) + ev->namelen,
+		       &ev->entry, sizeof(ev->entry));
 	return len;
 }
 
@@ -102,7 +182,7 @@ int proto_decode_event(const void *buf, size_t len, struct proto_event *ev)
 	struct fuse_out_header oh;
 	struct fuse_notify_fsnotify_out out;
 	struct proto_event tmp;
-	size_t fixed = sizeof(oh) + sizeof(out);
+	size_t fixed = sizeof(oh) + sizeof(out), extra;
 
 	if (len < fixed || len > PROTO_EVENT_FRAME_MAX)
 		return -EINVAL;
@@ -111,8 +191,12 @@ int proto_decode_event(const void *buf, size_t len, struct proto_event *ev)
 	if (oh.len != len || oh.unique != 0 ||
 	    oh.error != FUSE_NOTIFY_FSNOTIFY)
 		return -EINVAL;
-	/* The name ends exactly where the frame does. */
-	if (out.padding || out.namelen != len - fixed)
+	/* The name (and the entry, if any) end exactly where the frame does. */
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.has_entry = proto_wants_entry(out.mask, out.namelen);
+	extra = tmp.has_entry ? sizeof(tmp.entry) : 0;
+	if (out.padding || out.namelen > FUSE_FSNOTIFY_NAME_MAX ||
+	    out.namelen + extra != len - fixed)
 		return -EINVAL;
 
 	tmp.nodeid = out.nodeid;
@@ -121,6 +205,9 @@ int proto_decode_event(const void *buf, size_t len, struct proto_event *ev)
 	tmp.cookie = out.cookie;
 	tmp.namelen = out.namelen;
 	tmp.name = out.namelen ? (const char *)buf + fixed : NULL;
+	if (tmp.has_entry)
+		memcpy(&tmp.entry, (const char *)buf + fixed + out.namelen,
+		       sizeof(tmp.entry));
 	if (proto_event_check(&tmp))
 		return -EINVAL;
 	*ev = tmp;

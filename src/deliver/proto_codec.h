@@ -17,14 +17,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/fuse.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 
 #include "../../include/rnotify_proto.h"
 
-/* Largest notification frame: out-header, fixed part, longest name. */
+/*
+ * Largest notification frame: out-header, fixed part, longest name, the
+ * entry of a child.
+ */
 #define PROTO_EVENT_FRAME_MAX						\
 	(16 + sizeof(struct fuse_notify_fsnotify_out) +		\
-	 FUSE_FSNOTIFY_NAME_MAX)
+	 FUSE_FSNOTIFY_NAME_MAX + sizeof(struct fuse_entry_out))
 
 /* Size of a FUSE_FSNOTIFY request: in-header plus fuse_fsnotify_in. */
 #define PROTO_WATCH_FRAME_SIZE						\
@@ -38,6 +43,12 @@ struct proto_event {
 	uint32_t cookie;
 	uint32_t namelen;
 	const char *name;	/* namelen bytes, no NUL; may be NULL if 0 */
+	/*
+	 * An object event with a name is on child name of directory nodeid
+	 * and carries the child's entry, as a LOOKUP reply would.
+	 */
+	bool has_entry;
+	struct fuse_entry_out entry;
 };
 
 /* A watch-mask update, as the kernel sent it. */
@@ -51,6 +62,14 @@ struct proto_watch {
 
 /* The kernel's rules for an event; 0 or -EINVAL. */
 int proto_event_check(const struct proto_event *ev);
+
+/*
+ * Fill a child's entry as libfuse fills a LOOKUP reply: node, generation,
+ * attributes from st, validity in seconds (negative: 0).
+ */
+void proto_entry_fill(struct fuse_entry_out *e, uint64_t nodeid,
+		      uint64_t generation, const struct stat *st,
+		      double entry_timeout, double attr_timeout);
 
 /*
  * Write a complete notification frame (fuse_out_header included) into

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <linux/fuse.h>
+#include <sys/stat.h>
 
 #include "../../src/deliver/proto_codec.h"
 #include "../lib/check.h"
@@ -70,12 +71,11 @@ static void test_encode_rejects(void)
 	      &ev) == -EINVAL);
 	longname[FUSE_FSNOTIFY_NAME_MAX] = '\0';
 	ev = ev_named(FUSE_FSNOTIFY_CREATE, longname);
-	CHECK("encode: 255-byte name fits PROTO_EVENT_FRAME_MAX",
-	      proto_encode_event(buf, sizeof(buf), &ev) ==
-	      (int)PROTO_EVENT_FRAME_MAX);
+	CHECK("encode: 255-byte name is 16 + 32 + 255 bytes",
+	      proto_encode_event(buf, sizeof(buf), &ev) == 16 + 32 + 255);
 	memset(buf, 0x55, sizeof(buf));
 	CHECK("encode: short buffer", proto_encode_event(buf,
-	      PROTO_EVENT_FRAME_MAX - 1, &ev) == -ENOSPC);
+	      16 + 32 + 254, &ev) == -ENOSPC);
 	ev = ev_named(FUSE_FSNOTIFY_MODIFY, "a");
 	CHECK("encode: object event with a name",
 	      proto_encode_event(buf, sizeof(buf), &ev) == -EINVAL);
@@ -124,6 +124,108 @@ static void test_event_round_trip(void)
 	buf[4] = 0x01;		/* error field: another notify code */
 	CHECK("decode: other notify code",
 	      proto_decode_event(buf, len, &got) == -EINVAL);
+}
+
+/* An event on child "kid" (node 9) of directory 1: the push form. */
+static struct proto_event ev_push(uint32_t mask)
+{
+	struct proto_event ev = ev_named(mask, "kid");
+	struct stat st;
+
+	memset(&st, 0, sizeof(st));
+	st.st_mode = (mask & FUSE_FSNOTIFY_ISDIR ? S_IFDIR : S_IFREG) | 0640;
+	st.st_ino = 1234;
+	st.st_size = 5;
+	st.st_nlink = 1;
+	st.st_mtim.tv_sec = 100;
+	st.st_mtim.tv_nsec = 7;
+	ev.has_entry = true;
+	proto_entry_fill(&ev.entry, 9, 3, &st, 1.5, 60);
+	return ev;
+}
+
+static void test_push_layout(void)
+{
+	unsigned char buf[PROTO_EVENT_FRAME_MAX + 1];
+	char longname[FUSE_FSNOTIFY_NAME_MAX];
+	struct proto_event ev = ev_push(FUSE_FSNOTIFY_MODIFY), got;
+	struct fuse_entry_out e;
+	int len;
+
+	memset(buf, 0xaa, sizeof(buf));
+	len = proto_encode_event(buf, sizeof(buf), &ev);
+	CHECK("push: length is 16 + 32 + namelen + 128", len == 16 + 32 + 3 +
+	      128);
+	memcpy(&e, buf + 51, sizeof(e));
+	CHECK("push: entry after the name", !memcmp(buf + 48, "kid", 3) &&
+	      e.nodeid == 9 && e.generation == 3 && buf[len] == 0xaa);
+	CHECK("push: validity as libfuse rounds it", e.entry_valid == 1 &&
+	      e.entry_valid_nsec == 500000000 && e.attr_valid == 60 &&
+	      e.attr_valid_nsec == 0);
+	CHECK("push: attributes", e.attr.ino == 1234 && e.attr.size == 5 &&
+	      e.attr.mode == (S_IFREG | 0640) && e.attr.nlink == 1 &&
+	      e.attr.mtime == 100 && e.attr.mtimensec == 7);
+	CHECK("push: round trip", proto_decode_event(buf, len, &got) == 0 &&
+	      got.has_entry && got.namelen == 3 &&
+	      !memcmp(&got.entry, &ev.entry, sizeof(e)));
+	CHECK("push: decode without the entry's last byte",
+	      proto_decode_event(buf, len - 1, &got) == -EINVAL);
+	CHECK("push: decode with a trailing byte",
+	      proto_decode_event(buf, len + 1, &got) == -EINVAL);
+	ev.name = "x";
+	ev.namelen = 1;
+	ev.has_entry = false;
+	len = proto_encode_event(buf, sizeof(buf), &ev);
+	CHECK("push: object event with a name needs the entry", len ==
+	      -EINVAL);
+	ev = ev_push(FUSE_FSNOTIFY_MODIFY);
+	memset(longname, 'n', sizeof(longname));
+	ev.namelen = sizeof(longname);
+	ev.name = longname;
+	CHECK("push: 255-byte name fits PROTO_EVENT_FRAME_MAX",
+	      proto_encode_event(buf, PROTO_EVENT_FRAME_MAX, &ev) ==
+	      (int)PROTO_EVENT_FRAME_MAX);
+}
+
+static void test_push_rejects(void)
+{
+	unsigned char buf[PROTO_EVENT_FRAME_MAX];
+	struct proto_event ev;
+
+	ev = ev_push(FUSE_FSNOTIFY_MODIFY);
+	ev.entry.nodeid = 0;
+	CHECK("push: entry nodeid 0", proto_event_check(&ev) == -EINVAL);
+	ev.entry.nodeid = 1;
+	CHECK("push: entry is the root", proto_event_check(&ev) == -EINVAL);
+	ev = ev_push(FUSE_FSNOTIFY_MODIFY);
+	ev.nodeid = 9;
+	CHECK("push: entry is the directory itself",
+	      proto_event_check(&ev) == -EINVAL);
+	ev = ev_push(FUSE_FSNOTIFY_MODIFY);
+	ev.entry.attr.mode = 0644;
+	CHECK("push: no file type", proto_event_check(&ev) == -EINVAL);
+	ev = ev_push(FUSE_FSNOTIFY_MODIFY);
+	ev.entry.attr.size = (uint64_t)INT64_MAX + 1;
+	CHECK("push: size past INT64_MAX", proto_event_check(&ev) == -EINVAL);
+	ev = ev_push(FUSE_FSNOTIFY_MODIFY);
+	ev.mask |= FUSE_FSNOTIFY_ISDIR;
+	CHECK("push: ISDIR on a file", proto_event_check(&ev) == -EINVAL);
+	ev = ev_push(FUSE_FSNOTIFY_ATTRIB | FUSE_FSNOTIFY_ISDIR);
+	CHECK("push: ISDIR on a directory", proto_event_check(&ev) == 0);
+	ev = ev_push(FUSE_FSNOTIFY_CREATE);
+	CHECK("push: entry with a dirent event",
+	      proto_event_check(&ev) == -EINVAL);
+	ev = ev_push(FUSE_FSNOTIFY_MODIFY);
+	ev.namelen = 0;
+	ev.name = NULL;
+	CHECK("push: entry without a name", proto_event_check(&ev) == -EINVAL);
+	ev = ev_push(FUSE_FSNOTIFY_MODIFY);
+	ev.name = "a/b";
+	CHECK("push: '/' in name", proto_encode_event(buf, sizeof(buf), &ev)
+	      == -EINVAL);
+	ev = ev_push(FUSE_FSNOTIFY_MODIFY);
+	ev.cookie = 3;
+	CHECK("push: cookie", proto_event_check(&ev) == -EINVAL);
 }
 
 static void test_overflow(void)
@@ -303,6 +405,8 @@ int main(void)
 	test_encode_layout();
 	test_encode_rejects();
 	test_event_round_trip();
+	test_push_layout();
+	test_push_rejects();
 	test_overflow();
 	test_watch();
 	test_reply();

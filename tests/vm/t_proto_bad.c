@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * t_proto_bad - patches 6, 8: every malformed FUSE_NOTIFY_FSNOTIFY is refused
- * by write() with the documented error, delivers nothing, and the kernel
- * keeps serving the mount.  Frames are built by hand here: the codec
- * refuses to build them.
+ * t_proto_bad - patches 6, 8, 10: every malformed FUSE_NOTIFY_FSNOTIFY is
+ * refused by write() with the documented error, delivers nothing, and the
+ * kernel keeps serving the mount; a refused push takes no lookup.  Frames
+ * are built by hand here: the codec refuses to build them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +16,7 @@
 #include "../lib/check.h"
 #include "rnotify_proto.h"
 #include "vmfs.h"
+#include "vmcache.h"
 #include "vmwatch.h"
 
 CHECK_MAIN_DEFS;
@@ -24,10 +25,10 @@ CHECK_MAIN_DEFS;
 
 static unsigned char frame[65536];
 
-/* namelen as declared, name_bytes actually sent. */
-static int send_raw(uint64_t nodeid, uint64_t gen, uint32_t mask,
-		    uint32_t cookie, uint32_t namelen, const void *name,
-		    size_t name_bytes)
+/* Into frame: namelen as declared, name_bytes actually there; length. */
+static size_t build_raw(uint64_t nodeid, uint64_t gen, uint32_t mask,
+			uint32_t cookie, uint32_t namelen, const void *name,
+			size_t name_bytes)
 {
 	struct fuse_out_header oh = {
 		.len = sizeof(oh) + sizeof(struct fuse_notify_fsnotify_out) +
@@ -43,7 +44,98 @@ static int send_raw(uint64_t nodeid, uint64_t gen, uint32_t mask,
 	memcpy(frame + sizeof(oh), &out, sizeof(out));
 	if (name_bytes)
 		memcpy(frame + sizeof(oh) + sizeof(out), name, name_bytes);
+	return oh.len;
+}
+
+static int send_raw(uint64_t nodeid, uint64_t gen, uint32_t mask,
+		    uint32_t cookie, uint32_t namelen, const void *name,
+		    size_t name_bytes)
+{
+	return vmfs_write_frame(frame, build_raw(nodeid, gen, mask, cookie,
+			       namelen, name, name_bytes));
+}
+
+/* A push frame: name, then entry_bytes of the entry (128 in a good one). */
+static int send_push_raw(uint64_t nodeid, uint64_t gen, uint32_t mask,
+			 const char *name, const struct fuse_entry_out *e,
+			 size_t entry_bytes)
+{
+	struct fuse_out_header oh;
+	size_t namelen = strlen(name);
+	size_t at = build_raw(nodeid, gen, mask, 0, namelen, name, namelen);
+
+	memset(frame + at, 0, entry_bytes);
+	memcpy(frame + at, e, entry_bytes < sizeof(*e) ? entry_bytes :
+	       sizeof(*e));
+	memcpy(&oh, frame, sizeof(oh));
+	oh.len = at + entry_bytes;
+	memcpy(frame, &oh, sizeof(oh));
 	return vmfs_write_frame(frame, oh.len);
+}
+
+/* A valid entry for child pz (node z). */
+static struct fuse_entry_out entry_of(uint64_t z, uint64_t zgen)
+{
+	struct fuse_entry_out e = {
+		.nodeid = z, .generation = zgen, .entry_valid = 60,
+		.attr_valid = 60,
+		.attr = { .ino = z, .mode = S_IFREG | 0644, .nlink = 1 },
+	};
+
+	return e;
+}
+
+/*
+ * Malformed pushes of child pz: each refused, nothing delivered (the next
+ * event is the sentinel), no dentry made (stat of pz is a LOOKUP) and no
+ * lookup taken (the one LOOKUP's FORGET brings the count to 0 exactly).
+ */
+static void test_bad_push(int in, uint64_t f, uint64_t fgen)
+{
+	uint32_t mod = FUSE_FSNOTIFY_MODIFY;
+	uint64_t z = 0, zgen = 0, n = 0;
+	struct fuse_entry_out e;
+	unsigned int lookups;
+	struct stat st;
+
+	CHECK("bad push: remote create pz", vmfs_remote_create(1, "pz",
+	      S_IFREG | 0644, &z) == 0 && vmfs_node(1, "pz", &z, &zgen) == 0);
+	e = entry_of(z, zgen);
+	e.nodeid = 0;
+	CHECK("bad push: entry nodeid 0",
+	      send_push_raw(1, 0, mod, "pz", &e, sizeof(e)) == -EINVAL);
+	e.nodeid = 1;
+	CHECK("bad push: entry is the root",
+	      send_push_raw(1, 0, mod, "pz", &e, sizeof(e)) == -EINVAL);
+	e = entry_of(z, zgen);
+	CHECK("bad push: entry one byte short",
+	      send_push_raw(1, 0, mod, "pz", &e, sizeof(e) - 1) == -EINVAL);
+	CHECK("bad push: one byte past the entry",
+	      send_push_raw(1, 0, mod, "pz", &e, sizeof(e) + 1) == -EINVAL);
+	CHECK("bad push: '/' in the name",
+	      send_push_raw(1, 0, mod, "a/pz", &e, sizeof(e)) == -EINVAL);
+	CHECK("bad push: directory generation mismatch",
+	      send_push_raw(1, 5, mod, "pz", &e, sizeof(e)) == -ENOENT);
+	CHECK("bad push: on a file, not a directory",
+	      send_push_raw(f, fgen, mod, "pz", &e, sizeof(e)) == -ENOTDIR);
+	CHECK("bad push: ISDIR on a file", send_push_raw(1, 0,
+	      mod | FUSE_FSNOTIFY_ISDIR, "pz", &e, sizeof(e)) == -EINVAL);
+	e.attr.mode = 0644;
+	CHECK("bad push: no file type",
+	      send_push_raw(1, 0, mod, "pz", &e, sizeof(e)) == -EINVAL);
+	e = entry_of(f, fgen);
+	CHECK("bad push: entry is the directory itself",
+	      send_push_raw(f, fgen, mod, "pz", &e, sizeof(e)) == -EINVAL);
+	CHECK("bad push: sentinel", vmfs_send_event(1, 0, FUSE_FSNOTIFY_CREATE,
+	      0, "pzs") == 0);
+	CHECK("bad push: nothing delivered before the sentinel",
+	      vm_inotify_expect(in, IN_CREATE, "pzs", NULL));
+	lookups = vmfs_lookup_count();
+	CHECK("bad push: pz still needs a LOOKUP", stat(MNT "/pz", &st) == 0 &&
+	      vmfs_lookup_count() == lookups + 1);
+	CHECK("bad push: drop_caches", vm_drop_caches());
+	CHECK("bad push: no lookup taken (FORGET brings pz to 0)",
+	      vmfs_wait_nlookup(z, 0, VM_WAIT_MS, &n));
 }
 
 /* An overflow is for the whole mount: the root, alone, nothing else. */
@@ -131,6 +223,7 @@ int main(void)
 	      NULL));
 	vmfs_node(1, "f", &f, &gen);
 	test_bad_frames(f, gen);
+	test_bad_push(fd, f, gen);
 
 	CHECK("bad: a valid frame still works", vmfs_send_event(1, 0,
 	      FUSE_FSNOTIFY_CREATE, 0, "ok") == 0);

@@ -6,7 +6,8 @@
  * names one object for the life of the mount, as the protocol requires;
  * each node also gets a distinct generation.  Removed nodes stay in the
  * table, marked dead, until the process ends.  Everything in the table is
- * guarded by vmfs.lock.
+ * guarded by vmfs.lock.  Each node counts the lookups the kernel holds
+ * (entries replied or pushed, minus FORGETs), as a real server must.
  */
 #define FUSE_USE_VERSION 35
 #include <errno.h>
@@ -35,6 +36,7 @@ struct vmfs_node {
 	char name[FUSE_FSNOTIFY_NAME_MAX + 1];
 	mode_t mode;
 	off_t size;
+	uint64_t nlookup;
 };
 
 struct vmfs_watch {
@@ -51,6 +53,7 @@ static struct {
 	struct vmfs_watch watch[VMFS_WATCHES];
 	unsigned int nwatches;
 	unsigned int watch_count;
+	unsigned int lookups;
 	struct vmfs_opts opts;
 	uint64_t init_unique;
 	bool offered;
@@ -169,6 +172,7 @@ static void vmfs_reply_entry(fuse_req_t req, int err, uint64_t nodeid)
 		return;
 	}
 	vmfs_entry(nodeid, &e);
+	vmfs_get(nodeid)->nlookup++;
 	pthread_mutex_unlock(&vmfs.lock);
 	fuse_reply_entry(req, &e);
 }
@@ -184,12 +188,19 @@ static void vmfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	uint64_t id;
 
 	pthread_mutex_lock(&vmfs.lock);
+	vmfs.lookups++;
 	id = vmfs_find(parent, name);
 	vmfs_reply_entry(req, id ? 0 : -ENOENT, id);
 }
 
+/* Removed nodes stay in the table: count their FORGETs too. */
 static void vmfs_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 {
+	pthread_mutex_lock(&vmfs.lock);
+	if (ino >= 1 && ino <= vmfs.nnodes)
+		vmfs.node[ino - 1].nlookup -= nlookup;
+	pthread_cond_broadcast(&vmfs.changed);
+	pthread_mutex_unlock(&vmfs.lock);
 	fuse_reply_none(req);
 }
 
@@ -266,8 +277,10 @@ static void vmfs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 
 	pthread_mutex_lock(&vmfs.lock);
 	err = vmfs_add(parent, name, S_IFREG | (mode & 07777), &id);
-	if (!err)
+	if (!err) {
 		vmfs_entry(id, &e);
+		vmfs_get(id)->nlookup++;
+	}
 	pthread_mutex_unlock(&vmfs.lock);
 	if (err)
 		fuse_reply_err(req, -err);
@@ -629,6 +642,98 @@ int vmfs_send_event(uint64_t nodeid, uint64_t generation, uint32_t mask,
 	return len < 0 ? len : vmfs_write_frame(buf, len);
 }
 
+/* Build the push frame for parent/name, counting the lookup it carries. */
+static int vmfs_push_frame(uint64_t parent, const char *name,
+			   struct proto_event *ev, void *buf, size_t size)
+{
+	uint64_t id = vmfs_find(parent, name);
+	struct fuse_entry_param e;
+	int len;
+
+	if (!id)
+		return -ENOENT;
+	vmfs_entry(id, &e);
+	ev->has_entry = true;
+	proto_entry_fill(&ev->entry, e.ino, e.generation, &e.attr,
+			 e.entry_timeout, e.attr_timeout);
+	len = proto_encode_event(buf, size, ev);
+	if (len > 0)
+		vmfs_get(id)->nlookup++;
+	return len;
+}
+
+/* The kernel took no lookup if it refused the frame. */
+static void vmfs_push_undo(uint64_t id)
+{
+	pthread_mutex_lock(&vmfs.lock);
+	vmfs.node[id - 1].nlookup--;
+	pthread_mutex_unlock(&vmfs.lock);
+}
+
+int vmfs_send_push(uint64_t parent, uint64_t generation, uint32_t mask,
+		   const char *name)
+{
+	unsigned char buf[PROTO_EVENT_FRAME_MAX];
+	struct proto_event ev = {
+		.nodeid = parent, .generation = generation, .mask = mask,
+		.namelen = strlen(name), .name = name,
+	};
+	int len, err;
+
+	pthread_mutex_lock(&vmfs.lock);
+	len = vmfs_push_frame(parent, name, &ev, buf, sizeof(buf));
+	pthread_mutex_unlock(&vmfs.lock);
+	if (len < 0)
+		return len;
+	err = vmfs_write_frame(buf, len);
+	if (err)
+		vmfs_push_undo(ev.entry.nodeid);
+	return err;
+}
+
+int vmfs_remote_resize(uint64_t nodeid, off_t size)
+{
+	struct vmfs_node *n;
+
+	pthread_mutex_lock(&vmfs.lock);
+	n = vmfs_get(nodeid);
+	if (n)
+		n->size = size;
+	pthread_mutex_unlock(&vmfs.lock);
+	return n ? 0 : -ENOENT;
+}
+
+/* A counter the server thread updates, read under the lock. */
+static unsigned int vmfs_counter(const unsigned int *counter)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&vmfs.lock);
+	n = *counter;
+	pthread_mutex_unlock(&vmfs.lock);
+	return n;
+}
+
+unsigned int vmfs_lookup_count(void)
+{
+	return vmfs_counter(&vmfs.lookups);
+}
+
+bool vmfs_wait_nlookup(uint64_t nodeid, uint64_t want, int timeout_ms,
+		       uint64_t *got)
+{
+	struct timespec until = vmfs_deadline(timeout_ms);
+	int err = 0;
+
+	pthread_mutex_lock(&vmfs.lock);
+	while (vmfs.node[nodeid - 1].nlookup != want && err != ETIMEDOUT)
+		err = pthread_cond_timedwait(&vmfs.changed, &vmfs.lock,
+					     &until);
+	*got = vmfs.node[nodeid - 1].nlookup;
+	pthread_mutex_unlock(&vmfs.lock);
+	return *got == want;
+}
+
 int vmfs_write_frame(const void *buf, size_t len)
 {
 	ssize_t n = write(vmfs.fd, buf, len);
@@ -650,12 +755,7 @@ bool vmfs_fsnotify_on(void)
 
 unsigned int vmfs_watch_count(void)
 {
-	unsigned int n;
-
-	pthread_mutex_lock(&vmfs.lock);
-	n = vmfs.watch_count;
-	pthread_mutex_unlock(&vmfs.lock);
-	return n;
+	return vmfs_counter(&vmfs.watch_count);
 }
 
 static bool vmfs_mask_ok(uint64_t nodeid, uint32_t flags, uint64_t set,

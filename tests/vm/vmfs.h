@@ -57,6 +57,29 @@ int vmfs_notify_delete(uint64_t parent, uint64_t child, const char *name);
 int vmfs_send_event(uint64_t nodeid, uint64_t generation, uint32_t mask,
 		    uint32_t cookie, const char *name);
 
+/*
+ * An object event (mask) on child name of directory parent, pushed with
+ * the child's entry (no LOOKUP); the child's lookup count goes up by one
+ * unless the kernel refuses it.  Returns 0, -ENOENT if there is no such
+ * child, the codec's -EINVAL, or -errno of write().
+ */
+int vmfs_send_push(uint64_t parent, uint64_t generation, uint32_t mask,
+		   const char *name);
+
+/* A remote change of a file's size: the table changes, nothing is sent. */
+int vmfs_remote_resize(uint64_t nodeid, off_t size);
+
+/* Number of LOOKUP requests answered so far. */
+unsigned int vmfs_lookup_count(void);
+
+/*
+ * Wait up to timeout_ms for the lookups the kernel holds on nodeid
+ * (entries replied or pushed, minus FORGETs) to be want; *got is the
+ * count at the end.
+ */
+bool vmfs_wait_nlookup(uint64_t nodeid, uint64_t want, int timeout_ms,
+		       uint64_t *got);
+
 /* Write one raw frame to /dev/fuse; returns 0 or -errno of write(). */
 int vmfs_write_frame(const void *buf, size_t len);
 

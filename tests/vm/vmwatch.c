@@ -5,6 +5,7 @@
  * sees events one at a time even when the kernel hands over several in
  * one read.  Single-threaded use only (the test's main thread).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
@@ -81,15 +82,34 @@ bool vm_inotify_expect(int fd, uint32_t mask, const char *name,
 	return false;
 }
 
-/* Copy the name out of a DFID_NAME info record, if the event has one. */
-static void vm_fanotify_name(const char *p, const char *end, char *name,
-			     size_t size)
+/* The object's own handle, from a FID info record. */
+static void vm_fanotify_fid(const char *p, const char *end,
+			    struct vm_event *ev)
+{
+	struct file_handle fh;
+
+	memcpy(&fh, p, sizeof(fh));
+	if (fh.handle_bytes > sizeof(ev->fid) ||
+	    p + sizeof(fh) + fh.handle_bytes > end)
+		return;
+	ev->fid_type = fh.handle_type;
+	ev->fid_len = fh.handle_bytes;
+	memcpy(ev->fid, p + sizeof(fh), fh.handle_bytes);
+}
+
+/*
+ * Copy the name out of a DFID_NAME info record and the handle out of a
+ * FID record, if the event has them.
+ */
+static void vm_fanotify_info(const char *p, const char *end,
+			     struct vm_event *ev)
 {
 	struct fanotify_event_info_fid fid;
 	struct file_handle fh;
 	const char *s;
 
-	name[0] = '\0';
+	ev->name[0] = '\0';
+	ev->fid_len = 0;
 	while (p + sizeof(fid) <= end) {
 		memcpy(&fid, p, sizeof(fid));
 		if (fid.hdr.len < sizeof(fid) || p + fid.hdr.len > end)
@@ -98,9 +118,10 @@ static void vm_fanotify_name(const char *p, const char *end, char *name,
 			memcpy(&fh, p + sizeof(fid), sizeof(fh));
 			s = p + sizeof(fid) + sizeof(fh) + fh.handle_bytes;
 			if (s < p + fid.hdr.len)
-				snprintf(name, size, "%.*s",
+				snprintf(ev->name, sizeof(ev->name), "%.*s",
 					 (int)(p + fid.hdr.len - s), s);
-			return;
+		} else if (fid.hdr.info_type == FAN_EVENT_INFO_TYPE_FID) {
+			vm_fanotify_fid(p + sizeof(fid), p + fid.hdr.len, ev);
 		}
 		p += fid.hdr.len;
 	}
@@ -120,8 +141,7 @@ bool vm_fanotify_next(int fd, struct vm_event *ev)
 		return false;
 	ev->mask = md.mask;
 	ev->cookie = 0;
-	vm_fanotify_name(p + md.metadata_len, p + md.event_len, ev->name,
-			 sizeof(ev->name));
+	vm_fanotify_info(p + md.metadata_len, p + md.event_len, ev);
 	vm_fbuf.off += md.event_len;
 	return true;
 }
@@ -139,6 +159,43 @@ bool vm_fanotify_expect(int fd, uint64_t mask, const char *name)
 		return true;
 	printf("# fanotify: wanted 0x%llx '%s'\n", (unsigned long long)mask,
 	       name);
+	vm_event_print("fanotify got", &ev);
+	return false;
+}
+
+/* Does the event carry exactly path's file handle? */
+static bool vm_same_fid(const struct vm_event *ev, const char *path)
+{
+	struct {
+		struct file_handle fh;
+		unsigned char bytes[128];
+	} h = { .fh.handle_bytes = sizeof(h.bytes) };
+	int mount_id;
+
+	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0)) {
+		printf("# name_to_handle_at %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	return ev->fid_len && ev->fid_type == h.fh.handle_type &&
+	       ev->fid_len == h.fh.handle_bytes &&
+	       !memcmp(ev->fid, h.fh.f_handle, ev->fid_len);
+}
+
+bool vm_fanotify_expect_fid(int fd, uint64_t mask, const char *name,
+			    const char *path)
+{
+	struct vm_event ev;
+
+	if (!vm_fanotify_next(fd, &ev)) {
+		printf("# fanotify: no event (wanted 0x%llx '%s')\n",
+		       (unsigned long long)mask, name);
+		return false;
+	}
+	if (ev.mask == mask && !strcmp(ev.name, name) &&
+	    vm_same_fid(&ev, path))
+		return true;
+	printf("# fanotify: wanted 0x%llx '%s' with the fid of %s (got %u bytes)\n",
+	       (unsigned long long)mask, name, path, ev.fid_len);
 	vm_event_print("fanotify got", &ev);
 	return false;
 }

@@ -17,6 +17,10 @@ struct vm_event {
 	uint32_t mask;
 	uint32_t cookie;
 	char name[256];
+	/* fanotify FAN_REPORT_FID: the object's own file handle, if any */
+	int fid_type;
+	unsigned int fid_len;
+	unsigned char fid[128];
 };
 
 /* Next inotify event on fd within VM_WAIT_MS; false on timeout. */
@@ -32,6 +36,13 @@ bool vm_inotify_expect(int fd, uint32_t mask, const char *name,
  */
 bool vm_fanotify_next(int fd, struct vm_event *ev);
 bool vm_fanotify_expect(int fd, uint64_t mask, const char *name);
+
+/*
+ * The same, for a group with FAN_REPORT_FID too: the event's object
+ * record must be the file handle of path (name_to_handle_at()).
+ */
+bool vm_fanotify_expect_fid(int fd, uint64_t mask, const char *name,
+			    const char *path);
 
 /* Print one event as "why" context of a failed check. */
 void vm_event_print(const char *who, const struct vm_event *ev);
