@@ -29,10 +29,21 @@ static bool node_known(struct proto_send *s, const struct rn_id *id,
 	return true;
 }
 
+static int send_frame(struct proto_send *s, const struct proto_event *ev)
+{
+	unsigned char buf[PROTO_EVENT_FRAME_MAX];
+	int len = proto_encode_event(buf, sizeof(buf), ev);
+
+	if (len < 0)
+		return len;
+	if (write(s->cfg.fuse_fd, buf, len) != len)
+		return -errno;
+	return 1;
+}
+
 static int send_event(struct proto_send *s, const struct proto_node *n,
 		      uint32_t mask, uint32_t cookie, const char *name)
 {
-	unsigned char buf[PROTO_EVENT_FRAME_MAX];
 	struct proto_event ev = {
 		.nodeid = n->id,
 		.generation = n->gen,
@@ -41,13 +52,8 @@ static int send_event(struct proto_send *s, const struct proto_node *n,
 		.namelen = name ? strlen(name) : 0,
 		.name = name,
 	};
-	int len = proto_encode_event(buf, sizeof(buf), &ev);
 
-	if (len < 0)
-		return len;
-	if (write(s->cfg.fuse_fd, buf, len) != len)
-		return -errno;
-	return 1;
+	return send_frame(s, &ev);
 }
 
 static uint32_t isdir_bit(const struct rn_event *ev)
@@ -155,29 +161,48 @@ static bool child_wanted(struct proto_send *s, const struct proto_node *dir,
 	return proto_watches_fs_mask(s->cfg.watches) & mask;
 }
 
-/* The object's node, looking the child up if a watcher wants it named. */
-static bool object_node(struct proto_send *s, const struct rn_event *ev,
-			uint32_t mask, struct proto_node *obj)
+/*
+ * An event on a child the kernel holds no inode for: the notification
+ * carries the entry a LOOKUP would reply, so the kernel instantiates the
+ * child without a round trip. The reference the entry counts is undone if
+ * the kernel refuses it (it took none then). Skipped if the name no
+ * longer leads to the event's object.
+ */
+static int push_child(struct proto_send *s, const struct proto_node *dir,
+		      const struct rn_event *ev, uint32_t mask)
 {
-	struct proto_node dir;
+	struct fuse_entry_param e;
+	struct proto_event pe = {
+		.nodeid = dir->id,
+		.generation = dir->gen,
+		.namelen = strlen(ev->name),
+		.name = ev->name,
+		.has_entry = true,
+	};
+	int ret;
 
-	if (node_known(s, &ev->obj, obj))
-		return true;
-	if (!ev->name[0] || !node_known(s, &ev->dir, &dir) ||
-	    !child_wanted(s, &dir, mask))
-		return false;
-	return !proto_lookup_child(s, &dir, ev->name) &&
-	       node_known(s, &ev->obj, obj);
+	if (fs_entry_push(s->cfg.fs, dir->id, ev->name, &ev->obj, &e))
+		return 0;
+	pe.mask = mask | (S_ISDIR(e.attr.st_mode) ? FUSE_FSNOTIFY_ISDIR : 0);
+	proto_entry_fill(&pe.entry, e.ino, e.generation, &e.attr,
+			 e.entry_timeout, e.attr_timeout);
+	ret = send_frame(s, &pe);
+	if (ret < 0)
+		fs_entry_push_undo(s->cfg.fs, dir->id, ev->name, e.ino);
+	return ret;
 }
 
 static int deliver_object(struct proto_send *s, const struct rn_event *ev,
 			  uint32_t mask)
 {
-	struct proto_node obj;
+	struct proto_node obj, dir;
 
-	if (!object_node(s, ev, mask, &obj))
+	if (node_known(s, &ev->obj, &obj))
+		return send_event(s, &obj, mask | isdir_bit(ev), 0, NULL);
+	if (!ev->name[0] || !node_known(s, &ev->dir, &dir) ||
+	    !child_wanted(s, &dir, mask))
 		return 0;
-	return send_event(s, &obj, mask | isdir_bit(ev), 0, NULL);
+	return push_child(s, &dir, ev, mask);
 }
 
 /*

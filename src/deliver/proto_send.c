@@ -2,9 +2,11 @@
 /*
  * The protocol sender: lifetime, statistics and access to the mount.
  *
- * Naming a child the kernel never looked up takes a lookup through the
- * mount, which the pump thread reaches through its working directory
- * (mount_cwd.h) while a batch of events is being delivered.
+ * Giving a watched object that was renamed its new name in the kernel
+ * takes a lookup through the mount (other events on children the kernel
+ * never looked up carry the child's entry instead: proto_events.c), which
+ * the pump thread reaches through its working directory (mount_cwd.h)
+ * while a batch of events is being delivered.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +19,7 @@
 #include "fuse_handle.h"
 #include "proto_send_internal.h"
 
-/* Without its own cwd the pump thread only loses child lookups. */
+/* Without its own cwd the pump thread only loses lookups after renames. */
 static bool own_cwd(struct proto_send *s)
 {
 	int err;
@@ -27,7 +29,7 @@ static bool own_cwd(struct proto_send *s)
 		s->own_cwd = err ? -1 : 1;
 		if (err)
 			fuse_log(FUSE_LOG_WARNING,
-				 "rnotifyfs: unshare(CLONE_FS): %s; events about files the client never looked up are not delivered\n",
+				 "rnotifyfs: unshare(CLONE_FS): %s; renamed watched files are not looked up under their new name\n",
 				 strerror(-err));
 	}
 	return s->own_cwd > 0;

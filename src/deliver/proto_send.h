@@ -11,9 +11,10 @@
  * marks, and filtering here on the forwarded masks would lose the events
  * that happen right after inotify_add_watch() returns, before the
  * kernel's asynchronous mask update has reached us. The masks decide the
- * costly case instead: an event about a child the kernel never looked up
- * is only worth a lookup through the mount when its directory is watched
- * for children, or a filesystem-wide mark exists.
+ * case of a child the kernel never looked up instead: an event about it
+ * goes (with the child's entry, which makes the kernel hold it from then
+ * on) only when its directory is watched for children, or a
+ * filesystem-wide mark exists.
  */
 #ifndef RNOTIFY_PROTO_SEND_H
 #define RNOTIFY_PROTO_SEND_H
@@ -47,7 +48,7 @@ struct proto_send_stats {
 	unsigned long events;		/* remote changes delivered */
 	unsigned long skipped;		/* about objects the client never saw */
 	unsigned long failed;		/* refused by the kernel */
-	unsigned long lookups;		/* children looked up to be named */
+	unsigned long lookups;		/* renamed watched objects looked up */
 	unsigned long overflows;
 };
 

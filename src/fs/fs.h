@@ -184,6 +184,19 @@ void fs_forget(struct fs *fs, uint64_t nodeid, uint64_t nlookup);
 /* The kernel dropped (parent, name): it is no longer shown. */
 void fs_name_forget(struct fs *fs, uint64_t parent, const char *name);
 
+/*
+ * The entry a LOOKUP of (parent, name) would reply, for a notification
+ * that pushes it to the kernel: counts one kernel reference to the child
+ * and records the name as shown. Only if the name still leads to host
+ * object id. 0, or a negative errno and nothing counted.
+ */
+int fs_entry_push(struct fs *fs, uint64_t parent, const char *name,
+		  const struct rn_id *id, struct fuse_entry_param *e);
+
+/* The kernel refused a pushed entry: it took no reference after all. */
+void fs_entry_push_undo(struct fs *fs, uint64_t parent, const char *name,
+			uint64_t nodeid);
+
 /* fstat() of the backing object behind a node id: 0 or a negative errno. */
 int fs_node_stat(struct fs *fs, uint64_t nodeid, struct stat *st);
 

@@ -4,11 +4,13 @@
  * protocol at INIT (delivery=protocol refuses to run otherwise) and
  * remote changes made to BACKING (a tmpfs) reach inotify and fanotify
  * watchers on the mount as notifications: every event type, rename
- * cookies, DELETE_SELF/IGNORED, children the kernel never looked up,
- * fresh content after MODIFY, local changes exactly once, and an overflow
+ * cookies, DELETE_SELF/IGNORED, children the kernel never looked up
+ * (pushed with their entry, the lookup count exact), fresh content after
+ * MODIFY, local changes exactly once, and an overflow
  * of the server's host watcher as IN_Q_OVERFLOW on the mount. With
  * delivery=replay it declines the offer and replays, as on a stock kernel.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -18,9 +20,11 @@
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../lib/check.h"
+#include "vmcache.h"
 #include "vmserver.h"
 #include "vmwatch.h"
 
@@ -81,7 +85,7 @@ static bool mode_is(const char *path, mode_t mode)
 }
 
 /*
- * A file the kernel never looked up: the server makes it known. The
+ * A file the kernel never looked up: the server pushes its entry. The
  * kernel's cached attributes of the directory (stat before the change)
  * and of the file are stale once the event arrives.
  */
@@ -95,7 +99,7 @@ static void test_create_write(void)
 	      NULL));
 	CHECK("create: directory mtime fresh after CREATE",
 	      same_mtime(M, B));
-	CHECK("create: MODIFY f1 (child looked up)",
+	CHECK("create: MODIFY f1 (child pushed)",
 	      vm_inotify_expect(in_dir, IN_MODIFY, "f1", NULL));
 	CHECK("create: CLOSE_WRITE f1", vm_inotify_expect(in_dir,
 	      IN_CLOSE_WRITE, "f1", NULL));
@@ -111,6 +115,77 @@ static void test_create_write(void)
 	CHECK("chmod: ATTRIB f1", vm_inotify_expect(in_dir, IN_ATTRIB, "f1",
 	      NULL));
 	CHECK("chmod: new mode through the mount", mode_is(M "/f1", 0600));
+}
+
+/* The server keeps an O_PATH fd for each inode the kernel holds. */
+static bool server_holds(const char *path)
+{
+	char dir[64], target[256];
+	struct dirent *d;
+	bool held = false;
+	ssize_t n;
+	DIR *fds;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)server);
+	fds = opendir(dir);
+	while (fds && !held && (d = readdir(fds))) {
+		n = readlinkat(dirfd(fds), d->d_name, target, sizeof(target));
+		held = n == (ssize_t)strlen(path) && !memcmp(target, path, n);
+	}
+	if (fds)
+		closedir(fds);
+	return held;
+}
+
+/* FORGET is asynchronous: wait (bounded) for the server to let go. */
+static bool server_releases(const char *path)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	int i;
+
+	for (i = 0; i < VM_WAIT_MS / 10; i++) {
+		if (!server_holds(path))
+			return true;
+		nanosleep(&tick, NULL);
+	}
+	return false;
+}
+
+/*
+ * Remote create + write of a file the kernel never looked up: MODIFY
+ * comes pushed with the file's entry. A fanotify FID group sees the
+ * file's own fid; the lookup the push counted on the server comes back
+ * with the kernel's FORGET once it drops the file, freeing the inode.
+ */
+static void test_push(void)
+{
+	int fan = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME |
+				FAN_REPORT_FID, O_RDONLY);
+	struct stat sb, sm;
+
+	CHECK("push: fanotify FID filesystem mark", fan >= 0 &&
+	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+			    FAN_CREATE | FAN_MODIFY, AT_FDCWD, M) == 0);
+	CHECK("push: remote create + write", put(B "/pf", "pushed", 0));
+	CHECK("push: CREATE pf", vm_inotify_expect(in_dir, IN_CREATE, "pf",
+	      NULL));
+	CHECK("push: then MODIFY pf", vm_inotify_expect(in_dir, IN_MODIFY,
+	      "pf", NULL));
+	CHECK("push: then CLOSE_WRITE pf", vm_inotify_expect(in_dir,
+	      IN_CLOSE_WRITE, "pf", NULL));
+	CHECK("push: fanotify FAN_CREATE pf", vm_fanotify_expect(fan,
+	      FAN_CREATE, "pf"));
+	CHECK("push: fanotify FAN_MODIFY with pf's own fid",
+	      vm_fanotify_expect_fid(fan, FAN_MODIFY, "pf", M "/pf"));
+	CHECK("push: stat through the mount matches the backing file",
+	      !stat(B "/pf", &sb) && !stat(M "/pf", &sm) &&
+	      sm.st_size == 6 && sm.st_ino == sb.st_ino &&
+	      same_mtime(M "/pf", B "/pf"));
+	CHECK("push: the server holds pf", server_holds(B "/pf"));
+	CHECK("push: drop_caches", vm_drop_caches());
+	CHECK("push: FORGET frees the server's inode (count exact)",
+	      server_releases(B "/pf"));
+	close(fan);
 }
 
 static void test_rename_delete(void)
@@ -325,6 +400,7 @@ int main(void)
 	CHECK("server: watch the mount root",
 	      inotify_add_watch(in_dir, M, IN_EVENTS) >= 0);
 	test_create_write();
+	test_push();
 	test_rename_delete();
 	test_rename_unwatched();
 	test_dirs();
