@@ -138,6 +138,7 @@ void replay_drained(void *arg)
 {
 	struct replay *r = arg;
 	struct mount_cwd cwd = { .path = r->mountpoint };
+	struct replay_stale stale = { 0 };
 	bool overflowed = false;
 	struct rn_event ev;
 	int ret;
@@ -150,8 +151,12 @@ void replay_drained(void *arg)
 	while (event_queue_take(r->queue, &ev)) {
 		ret = mount_cwd_enter(&cwd);
 		replay_count(r, &ev, ret ? ret : replay_event(r, &ev));
+		replay_stale_move(&stale, &r->stale);
 		overflowed = r->stats.overflows;
 	}
+	/* Off the next event's path: it may already be another's turn. */
+	if (cwd.in)
+		replay_stale_refresh(r, &stale);
 	mount_cwd_leave(&cwd);
 	if (overflowed)
 		overflow_log_flush(event_queue_dropped(r->queue), false);

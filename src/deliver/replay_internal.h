@@ -41,6 +41,28 @@ struct replay_expect {
 	struct stat st;		/* answer for lookups and creations */
 };
 
+/* An object on the mount, named by its FUSE node. */
+struct replay_node {
+	uint64_t id;		/* FUSE node id */
+	uint32_t gen;
+};
+
+/*
+ * Nodes whose attributes the client must fetch again (replay_stale.c),
+ * each reached through its directory and name when dir.id is not 0.
+ */
+struct replay_stale_node {
+	struct replay_node node;
+	struct replay_node dir;
+	char name[NAME_MAX + 1];
+};
+
+#define REPLAY_STALE_MAX 3
+struct replay_stale {
+	struct replay_stale_node nodes[REPLAY_STALE_MAX];
+	int n;
+};
+
 /* A file the replayer keeps open for writing until the host writer closes. */
 struct replay_writer {
 	uint64_t node;
@@ -60,6 +82,7 @@ struct replay {
 	struct replay_writer writers[REPLAY_MAX_WRITERS];
 	int nwriters;
 	uint64_t last_modified;		/* node of the last replay if a MODIFY */
+	struct replay_stale stale;	/* left by the replay just done */
 	struct replay_stats stats;	/* replayer only until the pump stops */
 };
 
@@ -75,12 +98,15 @@ int replay_writer_hold(struct replay *r, uint64_t node, int fd);
 void replay_writer_close(struct replay *r, uint64_t node);
 void replay_writer_close_all(struct replay *r);
 
-/* replay_target.c: naming objects on the mount */
-struct replay_node {
-	uint64_t id;		/* FUSE node id */
-	uint32_t gen;
-};
+/* replay_stale.c */
+/* dir and name may be NULL: a directory is reached by its handle. */
+void replay_stale_add(struct replay_stale *s, const struct replay_node *n,
+		      const struct replay_node *dir, const char *name);
+void replay_stale_move(struct replay_stale *to, struct replay_stale *from);
+/* Stats each node of s through the mount (the working directory). */
+void replay_stale_refresh(struct replay *r, struct replay_stale *s);
 
+/* replay_target.c: naming objects on the mount */
 bool replay_known_node(struct replay *r, const struct rn_id *id,
 		       struct replay_node *n);
 bool replay_shown_node(struct replay *r, uint64_t parent, const char *name,

@@ -53,6 +53,9 @@ static int link_as(struct replay *r, int dfd, struct replay_expect *e,
 	      -errno : 1;
 	replay_expect_clear(r);
 	close(fd);
+	/* Its link count changed. */
+	if (ret > 0)
+		replay_stale_add(&r->stale, known, NULL, NULL);
 	return ret;
 }
 
@@ -130,6 +133,8 @@ static int create_in(struct replay *r, const struct replay_node *dir,
 	creation_stat(r, dir->id, ev, name, &e.st);
 	ret = create_as(r, dfd, &e);
 	close(dfd);
+	if (ret > 0)
+		replay_stale_add(&r->stale, dir, NULL, NULL);
 	settle_name(r, dir->id, name);
 	return ret;
 }
@@ -171,6 +176,8 @@ static int delete_in(struct replay *r, const struct replay_node *dir,
 	close(dfd);
 	if (ret < 0)
 		fs_inval_entry(r->fs, dir->id, name);
+	else
+		replay_stale_add(&r->stale, dir, NULL, NULL);
 	settle_name(r, dir->id, name);
 	return ret;
 }
@@ -228,6 +235,9 @@ static int rename_between(struct replay *r, const struct replay_node *from,
 	if (ret < 0) {
 		fs_inval_entry(r->fs, from->id, ev->name);
 		fs_inval_entry(r->fs, to->id, ev->name2);
+	} else {
+		replay_stale_add(&r->stale, from, NULL, NULL);
+		replay_stale_add(&r->stale, to, NULL, NULL);
 	}
 	settle_name(r, to->id, ev->name2);
 	return ret;
