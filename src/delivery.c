@@ -56,7 +56,7 @@ static void delivery_free(struct delivery *d)
 {
 	struct replay_stats st;
 
-	/* Each pump thread ends after replaying what it queued. */
+	/* The thread replaying when told to stop drains the queue first. */
 	event_pump_stop(d->pump);
 	if (d->send)
 		send_free(d);

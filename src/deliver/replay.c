@@ -40,6 +40,9 @@ struct replay *replay_new(struct fs *fs, struct event_queue *q,
 	}
 	r->fs = fs;
 	r->queue = q;
+	/* Never changed: no system call per replay for a stand-in's owner. */
+	r->uid = getuid();
+	r->gid = getgid();
 	atomic_init(&r->tid, -1);
 	pthread_mutex_init(&r->lock, NULL);
 	fs_set_gate(fs, replay_gate, r);

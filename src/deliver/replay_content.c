@@ -95,7 +95,7 @@ static void target_stat(struct replay *r, const struct rn_event *ev,
 			struct target *t)
 {
 	if (fs_node_stat(r->fs, t->node.id, &t->st))
-		replay_fake_stat(ev, ev->isdir, &t->st);
+		replay_fake_stat(r, ev, ev->isdir, &t->st);
 	else if (!t->st.st_nlink)
 		t->st.st_nlink = 1;
 }

@@ -76,6 +76,8 @@ struct replay {
 	struct event_queue *queue;
 	char *mountpoint;
 	dev_t mount_dev;		/* the mount's, from the first entry */
+	uid_t uid;			/* ours, for stand-in attributes */
+	gid_t gid;
 	_Atomic pid_t tid;		/* the replayer thread */
 	pthread_mutex_t lock;		/* orders expect with the gate */
 	struct replay_expect expect;
@@ -115,8 +117,8 @@ int replay_node_open(struct replay *r, const struct replay_node *n,
 		     int flags);
 bool replay_name_is_live(struct replay *r, uint64_t parent,
 			 const char *name, uint64_t node);
-void replay_fake_stat(const struct rn_event *ev, bool isdir,
-		      struct stat *st);
+void replay_fake_stat(const struct replay *r, const struct rn_event *ev,
+		      bool isdir, struct stat *st);
 
 /* replay_ops.c: one function per event kind; 1 replayed, 0 skipped,
  * negative errno on failure. */

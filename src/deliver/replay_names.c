@@ -28,7 +28,7 @@ static void creation_stat(struct replay *r, uint64_t parent,
 	    (!rn_id_known(&ev->obj) || st->st_ino == ev->obj.ino) &&
 	    !!S_ISDIR(st->st_mode) == ev->isdir)
 		return;
-	replay_fake_stat(ev, ev->isdir, st);
+	replay_fake_stat(r, ev, ev->isdir, st);
 }
 
 /*
@@ -169,7 +169,7 @@ static int delete_in(struct replay *r, const struct replay_node *dir,
 	e.op = ev->isdir ? FS_GATE_RMDIR : FS_GATE_UNLINK;
 	e.parent = dir->id;
 	strcpy(e.name, name);
-	replay_fake_stat(ev, ev->isdir, &e.st);
+	replay_fake_stat(r, ev, ev->isdir, &e.st);
 	replay_expect_set(r, &e);
 	ret = unlinkat(dfd, name, ev->isdir ? AT_REMOVEDIR : 0) ? -errno : 1;
 	replay_expect_clear(r);

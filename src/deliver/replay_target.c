@@ -60,14 +60,15 @@ bool replay_name_is_live(struct replay *r, uint64_t parent,
  * by the time its event is replayed (a burst of creates and unlinks): the
  * client must still be shown it, or the pair of events would be lost.
  */
-void replay_fake_stat(const struct rn_event *ev, bool isdir, struct stat *st)
+void replay_fake_stat(const struct replay *r, const struct rn_event *ev,
+		      bool isdir, struct stat *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->st_mode = isdir ? S_IFDIR | 0755 : S_IFREG | 0644;
 	st->st_nlink = isdir ? 2 : 1;
 	st->st_ino = ev->obj.ino;
 	st->st_dev = ev->obj.dev;
-	st->st_uid = getuid();
-	st->st_gid = getgid();
+	st->st_uid = r->uid;
+	st->st_gid = r->gid;
 	st->st_blksize = 4096;
 }
