@@ -37,7 +37,6 @@
 struct target {
 	struct replay_node node;
 	uint64_t parent;	/* node of dfd if a directory, else 0 */
-	uint32_t parent_gen;
 	int dfd;		/* directory, or the object's own O_PATH fd */
 	const char *name;	/* name in dfd, or "" for dfd itself */
 	struct stat st;		/* what the gate answers with */
@@ -80,7 +79,6 @@ static bool target_from_name(struct replay *r, const struct rn_event *ev,
 		return false;
 	}
 	t->parent = dir.id;
-	t->parent_gen = dir.gen;
 	t->name = ev->name;
 	return true;
 }
@@ -133,17 +131,6 @@ static void target_expect(const struct target *t, enum fs_gate_op op,
 	e->parent = t->parent;
 	strcpy(e->name, t->name);
 	e->st = t->st;
-}
-
-/* Its attributes were invalidated: the client is to fetch them again. */
-static void target_stale(struct replay *r, const struct target *t)
-{
-	struct replay_node dir = { .id = t->parent, .gen = t->parent_gen };
-
-	if (t->parent)
-		replay_stale_add(&r->stale, &t->node, &dir, t->name);
-	else
-		replay_stale_add(&r->stale, &t->node, NULL, NULL);
 }
 
 static int target_open_write(struct replay *r, const struct target *t)
@@ -216,7 +203,6 @@ int replay_modify(struct replay *r, const struct rn_event *ev)
 	 * write that makes the event.
 	 */
 	fs_inval_inode(r->fs, t.node.id);
-	target_stale(r, &t);
 	if (merged)
 		return 0;
 	ret = fd < 0 ? fd : modify_through(r, fd, &t);
@@ -272,7 +258,6 @@ int replay_close_write(struct replay *r, const struct rn_event *ev)
 	close(t.dfd);
 	/* After the open, as for MODIFY; before the close, the event. */
 	fs_inval_inode(r->fs, t.node.id);
-	target_stale(r, &t);
 	if (fd < 0)
 		return fd;
 	replay_writer_close(r, t.node.id);

@@ -47,19 +47,10 @@ struct replay_node {
 	uint32_t gen;
 };
 
-/*
- * Nodes whose attributes the client must fetch again (replay_stale.c),
- * each reached through its directory and name when dir.id is not 0.
- */
-struct replay_stale_node {
-	struct replay_node node;
-	struct replay_node dir;
-	char name[NAME_MAX + 1];
-};
-
+/* Directories whose attributes the client must fetch again. */
 #define REPLAY_STALE_MAX 3
 struct replay_stale {
-	struct replay_stale_node nodes[REPLAY_STALE_MAX];
+	struct replay_node nodes[REPLAY_STALE_MAX];
 	int n;
 };
 
@@ -84,7 +75,7 @@ struct replay {
 	struct replay_writer writers[REPLAY_MAX_WRITERS];
 	int nwriters;
 	uint64_t last_modified;		/* node of the last replay if a MODIFY */
-	struct replay_stale stale;	/* left by the replay just done */
+	struct replay_stale stale;	/* dirs the replay just done changed */
 	struct replay_stats stats;	/* replayer only until the pump stops */
 };
 
@@ -101,9 +92,7 @@ void replay_writer_close(struct replay *r, uint64_t node);
 void replay_writer_close_all(struct replay *r);
 
 /* replay_stale.c */
-/* dir and name may be NULL: a directory is reached by its handle. */
-void replay_stale_add(struct replay_stale *s, const struct replay_node *n,
-		      const struct replay_node *dir, const char *name);
+void replay_stale_add(struct replay_stale *s, const struct replay_node *dir);
 void replay_stale_move(struct replay_stale *to, struct replay_stale *from);
 /* Stats each node of s through the mount (the working directory). */
 void replay_stale_refresh(struct replay *r, struct replay_stale *s);

@@ -53,9 +53,6 @@ static int link_as(struct replay *r, int dfd, struct replay_expect *e,
 	      -errno : 1;
 	replay_expect_clear(r);
 	close(fd);
-	/* Its link count changed. */
-	if (ret > 0)
-		replay_stale_add(&r->stale, known, NULL, NULL);
 	return ret;
 }
 
@@ -134,7 +131,7 @@ static int create_in(struct replay *r, const struct replay_node *dir,
 	ret = create_as(r, dfd, &e);
 	close(dfd);
 	if (ret > 0)
-		replay_stale_add(&r->stale, dir, NULL, NULL);
+		replay_stale_add(&r->stale, dir);
 	settle_name(r, dir->id, name);
 	return ret;
 }
@@ -177,7 +174,7 @@ static int delete_in(struct replay *r, const struct replay_node *dir,
 	if (ret < 0)
 		fs_inval_entry(r->fs, dir->id, name);
 	else
-		replay_stale_add(&r->stale, dir, NULL, NULL);
+		replay_stale_add(&r->stale, dir);
 	settle_name(r, dir->id, name);
 	return ret;
 }
@@ -236,8 +233,8 @@ static int rename_between(struct replay *r, const struct replay_node *from,
 		fs_inval_entry(r->fs, from->id, ev->name);
 		fs_inval_entry(r->fs, to->id, ev->name2);
 	} else {
-		replay_stale_add(&r->stale, from, NULL, NULL);
-		replay_stale_add(&r->stale, to, NULL, NULL);
+		replay_stale_add(&r->stale, from);
+		replay_stale_add(&r->stale, to);
 	}
 	settle_name(r, to->id, ev->name2);
 	return ret;
