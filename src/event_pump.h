@@ -30,7 +30,10 @@ struct event_sink {
 	 * and drained() calls.
 	 */
 	void (*drained)(void *arg);
-	/* Optional: each thread's first call; nonzero ends that thread. */
+	/*
+	 * Optional: each thread's first call; nonzero: that thread only
+	 * reads, and never calls drained().
+	 */
 	int (*thread_init)(void *arg);
 	void *arg;
 };
