@@ -59,15 +59,15 @@ static void *pump_main(void *arg)
 {
 	struct pump_thread *t = arg;
 	struct event_pump *p = t->pump;
-	bool drains;
+	bool drains = true;
 	int ret;
 
 	/*
 	 * A thread that cannot drain still reads: the host's queue is not
 	 * bounded (FAN_UNLIMITED_QUEUE), the sink's is.
 	 */
-	drains = p->sink.drained &&
-		 !(p->sink.thread_init && p->sink.thread_init(p->sink.arg));
+	if (p->sink.thread_init && p->sink.thread_init(p->sink.arg))
+		drains = false;
 	while (pump_wait(t)) {
 		pthread_mutex_lock(&p->read_lock);
 		ret = watch_read(p->watch, p->sink.event, p->sink.arg);
@@ -79,7 +79,7 @@ static void *pump_main(void *arg)
 					 strerror(errno));
 			break;
 		}
-		if (drains)
+		if (drains && p->sink.drained)
 			p->sink.drained(p->sink.arg);
 	}
 	return NULL;
