@@ -197,15 +197,17 @@ int replay_modify(struct replay *r, const struct rn_event *ev)
 	merged = r->last_modified == t.node.id &&
 		 replay_writer_find(r, t.node.id) >= 0;
 	fd = merged ? 0 : writer_get(r, &t);
-	close(t.dfd);
 	/*
 	 * After the open (which would otherwise need a GETATTR), before the
 	 * write that makes the event.
 	 */
 	fs_inval_inode(r->fs, t.node.id);
 	if (merged)
-		return 0;
-	ret = fd < 0 ? fd : modify_through(r, fd, &t);
+		ret = 0;
+	else
+		ret = fd < 0 ? fd : modify_through(r, fd, &t);
+	/* After the event: one system call less before it. */
+	close(t.dfd);
 	if (ret > 0)
 		r->last_modified = t.node.id;
 	return ret;
@@ -255,11 +257,10 @@ int replay_close_write(struct replay *r, const struct rn_event *ev)
 	if (!target_open(r, ev, &t))
 		return 0;
 	fd = writer_get(r, &t);
-	close(t.dfd);
 	/* After the open, as for MODIFY; before the close, the event. */
 	fs_inval_inode(r->fs, t.node.id);
-	if (fd < 0)
-		return fd;
-	replay_writer_close(r, t.node.id);
-	return 1;
+	if (fd >= 0)
+		replay_writer_close(r, t.node.id);
+	close(t.dfd);
+	return fd < 0 ? fd : 1;
 }
