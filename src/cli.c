@@ -20,6 +20,7 @@ struct cli_raw {
 	double entry_timeout;
 	double attr_timeout;
 	unsigned long queue_size;
+	char *max_inodes;
 	char *backing;
 	int check;
 };
@@ -32,6 +33,7 @@ static const struct fuse_opt cli_spec[] = {
 	CLI_OPT("entry_timeout=%lf", entry_timeout),
 	CLI_OPT("attr_timeout=%lf", attr_timeout),
 	CLI_OPT("queue=%lu", queue_size),
+	CLI_OPT("max_inodes=%s", max_inodes),
 	CLI_OPT("--check", check),
 	FUSE_OPT_END
 };
@@ -59,7 +61,12 @@ static void cli_usage(const char *prog)
 	       "      entry_timeout=SECS   name cache lifetime     (default 1)\n"
 	       "      attr_timeout=SECS    attribute cache lifetime (default 1)\n"
 	       "      queue=N              remote events held for delivery\n"
-	       "                           (default 65536)\n", prog, prog);
+	       "                           (default 65536)\n"
+	       "      max_inodes=N         objects the kernel may keep the server\n"
+	       "                           holding; past N it is asked to forget\n"
+	       "                           idle files (default: from the memory\n"
+	       "                           cgroup's limit, none without one;\n"
+	       "                           0: no bound)\n", prog, prog);
 }
 
 static int cli_keep_positional(void *data, const char *arg, int key,
@@ -118,6 +125,23 @@ static int cli_check_not_mounted(const char *mnt)
 	return 0;
 }
 
+/* max_inodes=N: digits only, so that "-1" or "10k" is refused. */
+static int cli_max_inodes(const char *s, struct cli *cli)
+{
+	char *end;
+
+	cli->max_inodes = CLI_MAX_INODES_AUTO;
+	if (!s)
+		return 0;
+	errno = 0;
+	cli->max_inodes = strtol(s, &end, 10);
+	if (!*s || *end || *s < '0' || *s > '9' || errno ||
+	    cli->max_inodes > CLI_MAX_INODES_MAX)
+		return cli_error("max_inodes=%s: expected 0 (no bound) to %ld",
+				 s, CLI_MAX_INODES_MAX);
+	return 0;
+}
+
 static int cli_convert(const struct cli_raw *raw, struct cli *cli)
 {
 	const char *d = raw->delivery ? raw->delivery : "auto";
@@ -151,7 +175,7 @@ static int cli_convert(const struct cli_raw *raw, struct cli *cli)
 	cli->entry_timeout = raw->entry_timeout;
 	cli->attr_timeout = raw->attr_timeout;
 	cli->queue_size = raw->queue_size;
-	return 0;
+	return cli_max_inodes(raw->max_inodes, cli);
 }
 
 static int cli_paths(struct cli_raw *raw, struct fuse_cmdline_opts *o,
@@ -222,6 +246,7 @@ out:
 	free(o.mountpoint);
 	free(raw.delivery);
 	free(raw.watch);
+	free(raw.max_inodes);
 	free(raw.backing);
 	return ret;
 }

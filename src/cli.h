@@ -13,6 +13,8 @@
 #include <stddef.h>
 
 #define RNOTIFY_VERSION "0.1.0"
+#define CLI_MAX_INODES_AUTO (-1L)	/* from the memory cgroup's limit */
+#define CLI_MAX_INODES_MAX (1L << 40)
 
 enum cli_delivery {
 	CLI_DELIVERY_AUTO,
@@ -33,6 +35,7 @@ struct cli {
 	double entry_timeout;
 	double attr_timeout;
 	size_t queue_size;
+	long max_inodes;	/* CLI_MAX_INODES_AUTO, 0 (none) or a bound */
 	struct fuse_args args;	/* what is left for fuse_session_new() */
 };
 

@@ -83,6 +83,7 @@ static void *stopper_main(void *arg)
 	sigwait(&s->stop_signals, &sig);
 	delivery_stop(s->delivery);
 	s->delivery = NULL;
+	fs_stop_shedding(s->fs);
 	fuse_session_exit(s->se);
 	pthread_kill(s->loop_thread, SIGUSR1);
 	return NULL;
@@ -150,6 +151,7 @@ static int mount_and_serve(struct server *s)
 		.backing = s->cli.backing,
 		.entry_timeout = s->cli.entry_timeout,
 		.attr_timeout = s->cli.attr_timeout,
+		.max_inodes = s->cli.max_inodes,
 		.debug = s->cli.debug,
 	};
 	bool fatal;

@@ -6,6 +6,11 @@
  * replay's open of an object already gone (the gate answers its writes
  * and truncates, and it is never flushed).
  *
+ * An open file holds a reference on its inode until release, so that the
+ * inode is not idle: the shedder (shed.h) must not make the kernel drop
+ * an open file's dentry. The kernel holds the inode until the release is
+ * answered, so release still finds it.
+ *
  * Files are opened through /proc/self/fd/N of the inode's O_PATH fd: the
  * magic link names exactly that inode, so no path is walked and no
  * symlink followed. POSIX byte-range locks are not implemented: without
@@ -86,10 +91,10 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fd = open_node(in, fi->flags);
 		fs_change_end(fs, &c);
 	}
-	fs_inode_put(fs, in);
 	if (fd == -ESTALE && a.verdict == FS_GATE_OPEN_DIRECT)
 		fd = FS_NO_FILE;
 	else if (fd < 0) {
+		fs_inode_put(fs, in);
 		fuse_reply_err(req, -fd);
 		return;
 	}
@@ -98,8 +103,11 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fi->direct_io = a.verdict == FS_GATE_OPEN_DIRECT;
 	fi->noflush = a.verdict == FS_GATE_OPEN_DIRECT ||
 		      close_does_nothing(fd);
-	if (fuse_reply_open(req, fi) && fd >= 0)
-		close(fd);
+	if (fuse_reply_open(req, fi)) {
+		if (fd >= 0)
+			close(fd);
+		fs_inode_put(fs, in);
+	}
 }
 
 static int create_backing(fuse_req_t req, struct fs_inode *dir,
@@ -146,8 +154,10 @@ void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	fs_entry_param(fs, child, &st, &e);
 	fi->fh = fd;
 	fi->noflush = close_does_nothing(fd);
+	fs_inode_get(fs, child->nodeid);	/* the open file's */
 	if (fuse_reply_create(req, &e, fi)) {
 		close(fd);
+		fs_inode_put(fs, child);
 		fs_table_forget(&fs->table, child->nodeid, 1);
 	}
 	fs_inode_put(fs, dir);
@@ -233,15 +243,15 @@ void fs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct fs *fs = fs_of(req);
 	struct fs_inode *in = NULL;
 
+	in = fs_inode_get(fs, ino);
 	/* Closing a file open for writing makes CLOSE_WRITE on the host. */
-	if ((fi->flags & O_ACCMODE) != O_RDONLY)
-		in = fs_inode_get(fs, ino);
-	if (in)
+	if (in && (fi->flags & O_ACCMODE) != O_RDONLY)
 		fs_change_begin_close(fs, &c, in);
 	fs_inode_put(fs, in);
 	if ((int)fi->fh != FS_NO_FILE)
 		close(fi->fh);
 	fs_change_end(fs, &c);
+	fs_inode_put(fs, in);	/* the open file's, taken at open */
 	fuse_reply_err(req, 0);
 }
 

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,6 +21,30 @@
 #include "fs_internal.h"
 #include "name_check.h"
 #include "names_shown.h"
+#include "shed.h"
+#include "shed_bound.h"
+
+/* The bound on inodes asked for, or the memory cgroup's. */
+static void fs_bound(struct fs *fs, long max_inodes)
+{
+	uint64_t limit = 0;
+	unsigned long max = max_inodes;
+
+	if (max_inodes < 0) {
+		limit = fs_shed_memory_limit();
+		max = fs_shed_bound_for(limit);
+	}
+	fs_table_set_bound(&fs->table, max);
+	if (!fs->debug)
+		return;
+	if (limit)
+		fuse_log(FUSE_LOG_DEBUG,
+			 "rnotifyfs: inode bound %lu (memory cgroup limit %" PRIu64 " MiB)\n",
+			 max, limit >> 20);
+	else
+		fuse_log(FUSE_LOG_DEBUG, "rnotifyfs: inode bound %lu%s\n",
+			 max, max ? "" : " (none)");
+}
 
 struct fs *fs_new(const struct fs_config *cfg)
 {
@@ -46,6 +71,7 @@ struct fs *fs_new(const struct fs_config *cfg)
 	fs->entry_timeout = cfg->entry_timeout;
 	fs->attr_timeout = cfg->attr_timeout;
 	fs->debug = cfg->debug;
+	fs_bound(fs, cfg->max_inodes);
 	/* Modes arrive with the caller's umask applied: apply no other. */
 	umask(0);
 	return fs;
@@ -55,6 +81,7 @@ void fs_destroy(struct fs *fs)
 {
 	if (!fs)
 		return;
+	fs_shed_stop(fs);
 	fs_table_destroy(&fs->table);
 	pthread_rwlock_destroy(&fs->hooks_lock);
 	close(fs->root_fd);
@@ -63,7 +90,14 @@ void fs_destroy(struct fs *fs)
 
 void fs_set_session(struct fs *fs, struct fuse_session *se)
 {
+	if (!se)
+		fs_shed_stop(fs);
 	fs->se = se;
+}
+
+void fs_stop_shedding(struct fs *fs)
+{
+	fs_shed_stop(fs);
 }
 
 int fs_backing_fd(const struct fs *fs)
@@ -168,6 +202,7 @@ int fs_node_stat(struct fs *fs, uint64_t nodeid, struct stat *st)
 void fs_op_init(void *userdata, struct fuse_conn_info *conn)
 {
 	struct fs *fs = userdata;
+	int err;
 
 	/* File handles of the mount: fanotify FID marks, open_by_handle_at. */
 	if (conn->capable & FUSE_CAP_EXPORT_SUPPORT)
@@ -180,6 +215,12 @@ void fs_op_init(void *userdata, struct fuse_conn_info *conn)
 	 * changes out of sight; auto_inval_data (libfuse's default) stays.
 	 */
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+	/* A thread of its own, now that the server has daemonized. */
+	err = fs_shed_start(fs);
+	if (err)
+		fuse_log(FUSE_LOG_ERR,
+			 "rnotifyfs: no thread to keep the inode bound: %s\n",
+			 strerror(-err));
 	if (fs->debug)
 		fuse_log(FUSE_LOG_DEBUG, "rnotifyfs: want 0x%x\n", conn->want);
 }

@@ -95,6 +95,7 @@ struct fs_config {
 	const char *backing;	/* path of the exported directory */
 	double entry_timeout;	/* seconds the kernel may cache names */
 	double attr_timeout;	/* seconds the kernel may cache attributes */
+	long max_inodes;	/* < 0: from the memory cgroup; 0: no bound */
 	bool debug;
 };
 
@@ -107,6 +108,13 @@ const struct fuse_lowlevel_ops *fs_ops(void);
 
 /* Needed for invalidations: set once the session exists. */
 void fs_set_session(struct fs *fs, struct fuse_session *se);
+
+/*
+ * Stops asking the kernel to forget inodes (the bound's shedder, started
+ * at INIT): call it while the session still serves, as the shedder's
+ * notifications wait for the kernel's directory locks.
+ */
+void fs_stop_shedding(struct fs *fs);
 
 /* Installs the gate; without one every request is served normally. */
 void fs_set_gate(struct fs *fs, fs_gate_fn fn, void *arg);

@@ -23,6 +23,7 @@ struct fs {
 	double attr_timeout;
 	bool debug;
 	struct fuse_session *se;	/* set before the loop starts */
+	struct fs_shed *shed;		/* shed.c; from INIT to the stop */
 
 	/* hooks_lock (read side in handlers) guards the four below. */
 	pthread_rwlock_t hooks_lock;

@@ -33,7 +33,18 @@
  * reference thus always sees one fixed fd. An object that is gone from the
  * backing store cannot be opened again: its inode gets fd -1 and answers
  * like a ghost. Only objects on the export root's file system are closed,
- * as their handles are decoded relative to it.
+ * as their handles are decoded relative to it. An inode passed over for
+ * closing goes to the head of t->cold, so that t->idle then t->cold, each
+ * from head to tail, holds every idle inode from most to least recently
+ * used: whatever is on t->idle was used after whatever was closed.
+ *
+ * Bound. The kernel forgets inodes only under its own memory pressure,
+ * which a memory cgroup around the server never causes (the kernel's
+ * inodes are charged to the client processes). Past t->max_inodes the
+ * shedder (shed.c) asks the kernel to drop idle ones, least recently used
+ * first (shed_pick.c); each such inode is marked shed_sent and counted in
+ * t->shed_pending until its FORGET comes, or until a lookup hands it out
+ * again (the kernel keeps a watched inode: its FORGET never comes).
  *
  * Locking. One mutex, t->lock, protects every index, the names-shown
  * index, the idle list, and nlookup/refs/the index bits of every inode,
@@ -194,21 +205,59 @@ static void idle_close(struct fs_table *t, struct fs_inode *in)
 }
 
 /*
- * Table lock held: in has an fd and no users now. Puts it first on the
- * idle list and closes the fds at its end while too many are open.
+ * Table lock held: in has no users now. Puts it first on the idle list
+ * (on the cold one if it has no fd) and closes the fds at the idle list's
+ * end while too many are open.
  */
 static void idle_add(struct fs_table *t, struct fs_inode *in)
 {
 	struct fs_inode *old;
 
-	if (in->nodeid == FS_TABLE_ROOT || in->fd < 0 || t->mount_fd < 0)
+	if (in->nodeid == FS_TABLE_ROOT)
 		return;
+	if (in->fd < 0) {
+		fs_list_add(&t->cold, &in->idle);
+		return;
+	}
 	fs_list_add(&t->idle, &in->idle);
-	while (t->nfds > t->max_fds && !fs_list_empty(&t->idle)) {
+	while (t->nfds > t->max_fds && t->mount_fd >= 0 &&
+	       !fs_list_empty(&t->idle)) {
 		old = fs_container_of(t->idle.prev, struct fs_inode, idle);
 		fs_list_del(&old->idle);
 		idle_close(t, old);
+		fs_list_add(&t->cold, &old->idle);
 	}
+}
+
+unsigned long fs_table_live_locked(const struct fs_table *t)
+{
+	return t->by_node.count - 1 - t->shed_pending;
+}
+
+/* Table lock held: a new inode may take the table past its bound. */
+static void shed_check(struct fs_table *t)
+{
+	if (t->max_inodes && fs_table_live_locked(t) > t->shed_at)
+		pthread_cond_signal(&t->shed_cond);
+}
+
+/* Table lock held: the kernel holds in again, or forgot it. */
+static void shed_settle(struct fs_table *t, struct fs_inode *in)
+{
+	if (!in->shed_sent)
+		return;
+	in->shed_sent = false;
+	t->shed_pending--;
+}
+
+void fs_table_set_bound(struct fs_table *t, unsigned long max)
+{
+	pthread_mutex_lock(&t->lock);
+	t->max_inodes = max;
+	t->shed_low = max - max / 10;
+	t->shed_at = max;
+	shed_check(t);
+	pthread_mutex_unlock(&t->lock);
 }
 
 /* A directory is found by its handle, unless another has it already. */
@@ -263,6 +312,7 @@ static struct fs_inode *inode_new(struct fs_table *t, int fd,
 	in->hashed = true;
 	if (fd >= 0 && in->nodeid != FS_TABLE_ROOT)
 		t->nfds++;
+	shed_check(t);
 	return in;
 }
 
@@ -278,6 +328,10 @@ static void inode_unhash(struct fs_table *t, struct fs_inode *in)
 	fs_list_del(&in->idle);
 	if (in->fd >= 0)
 		t->nfds--;	/* closed when freed, soon */
+	shed_settle(t, in);
+	/* Below the low mark: a shedder that found too little tries again. */
+	if (fs_table_live_locked(t) <= t->shed_low)
+		t->shed_at = t->max_inodes;
 	fs_names_forget_locked(t, in);
 	hash_index_del(&t->by_node, &in->by_node);
 	if (in->id_indexed)
@@ -327,7 +381,9 @@ int fs_table_init(struct fs_table *t, int root_fd)
 	index_id(t, root);
 	index_handle(t, root);
 	pthread_mutex_init(&t->lock, NULL);
+	pthread_cond_init(&t->shed_cond, NULL);
 	fs_list_init(&t->idle);
+	fs_list_init(&t->cold);
 	t->max_fds = fds_for_inodes();
 	/* -1 (no fd is ever closed) if it cannot be opened. */
 	t->mount_fd = openat(root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -354,6 +410,7 @@ void fs_table_destroy(struct fs_table *t)
 	indexes_destroy(t);
 	if (t->mount_fd >= 0)
 		close(t->mount_fd);
+	pthread_cond_destroy(&t->shed_cond);
 	pthread_mutex_destroy(&t->lock);
 	memset(t, 0, sizeof(*t));
 }
@@ -419,6 +476,7 @@ struct fs_inode *fs_table_learn(struct fs_table *t, int fd,
 	/* A closed inode that cannot be opened again is gone: a ghost. */
 	if (in && inode_reopen(t, in)) {
 		in->nlookup++;
+		shed_settle(t, in);
 		if (!in->refs) {
 			fs_list_del(&in->idle);
 			idle_add(t, in);
@@ -456,8 +514,10 @@ bool fs_table_lookup_again(struct fs_table *t, struct fs_inode *in)
 
 	pthread_mutex_lock(&t->lock);
 	ok = in->hashed;
-	if (ok)
+	if (ok) {
 		in->nlookup++;
+		shed_settle(t, in);
+	}
 	pthread_mutex_unlock(&t->lock);
 	return ok;
 }

@@ -48,7 +48,8 @@ struct fs_inode {
 	uint8_t hashed : 1;	/* reachable through the indexes */
 	uint8_t id_indexed : 1;
 	uint8_t fh_indexed : 1;
-	struct fs_list idle;	/* in the table's idle list: fd, no refs */
+	uint8_t shed_sent : 1;	/* the kernel was asked to forget it */
+	struct fs_list idle;	/* on t->idle or t->cold: no refs */
 	struct fs_name *names;	/* names_shown entries naming this node */
 	struct hash_link by_node, by_id, by_handle;
 
@@ -64,10 +65,19 @@ struct fs_table {
 	struct hash_index names;	/* see names_shown.c */
 	uint64_t next_node;
 	uint32_t next_gen;
-	struct fs_list idle;	/* inodes whose fd may be closed, LRU first */
+	struct fs_list idle;	/* idle inodes with an fd, most recent first */
+	struct fs_list cold;	/* idle inodes older than all of those */
 	unsigned long nfds;	/* inode fds open, the root's aside */
 	unsigned long max_fds;	/* beyond it, idle inodes' fds are closed */
 	int mount_fd;		/* backing root, for open_by_handle_at() */
+
+	/* The bound on inodes (0: none) and its shedder: see shed.h. */
+	unsigned long max_inodes;
+	unsigned long shed_low;		/* shedding stops here */
+	unsigned long shed_at;		/* the shedder is woken past this */
+	unsigned long shed_pending;	/* shed_sent inodes still hashed */
+	pthread_cond_t shed_cond;	/* with lock: wakes the shedder */
+	bool shed_stop;
 };
 
 /* Sets max_fds from the fd limit; tests may lower it afterwards. */
@@ -109,6 +119,14 @@ bool fs_table_node_live(struct fs_table *t, uint64_t nodeid,
 			uint32_t *generation);
 bool fs_table_resolve_handle(struct fs_table *t, const void *handle,
 			     size_t len, int type, struct rn_id *id);
+
+/*
+ * Bounds the inodes kept (0: no bound): past max, the shedder (shed.h)
+ * asks the kernel to forget idle ones down to 90% of it.
+ */
+void fs_table_set_bound(struct fs_table *t, unsigned long max);
+/* Inodes hashed, the root and those being shed aside; lock held. */
+unsigned long fs_table_live_locked(const struct fs_table *t);
 
 /* Table lock held: the live node with this id, or NULL. */
 struct fs_inode *fs_table_node_locked(struct fs_table *t, uint64_t nodeid);

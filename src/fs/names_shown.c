@@ -208,6 +208,20 @@ void fs_names_rename(struct fs_table *t, uint64_t parent, const char *name,
 	pthread_mutex_unlock(&t->lock);
 }
 
+int fs_names_each_locked(struct fs_table *t, struct fs_inode *in,
+			 int (*fn)(void *arg, uint64_t parent,
+				   const char *name),
+			 void *arg)
+{
+	struct fs_name *e;
+	int ret = 0;
+
+	for (e = in->names; e && !ret; e = e->next_name)
+		if (fs_table_node_locked(t, e->parent))
+			ret = fn(arg, e->parent, e->name);
+	return ret;
+}
+
 void fs_names_forget_locked(struct fs_table *t, struct fs_inode *in)
 {
 	while (in->names)

@@ -29,6 +29,15 @@ void fs_names_rename(struct fs_table *t, uint64_t parent, const char *name,
 		     uint64_t newparent, const char *newname,
 		     unsigned int flags);
 
+/*
+ * Table lock held: calls fn(arg, parent, name) for each name in is shown
+ * under in a directory the kernel still knows; stops at the first
+ * nonzero return, and returns it.
+ */
+int fs_names_each_locked(struct fs_table *t, struct fs_inode *in,
+			 int (*fn)(void *arg, uint64_t parent,
+				   const char *name),
+			 void *arg);
 /* Table lock held: drop every entry naming in. */
 void fs_names_forget_locked(struct fs_table *t, struct fs_inode *in);
 /* Frees every entry (the table frees the index). */

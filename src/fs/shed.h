@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Shedding: keeping the inode table near its bound (t->max_inodes) by
+ * asking the kernel to forget idle inodes, least recently used first.
+ *
+ * The kernel forgets an inode once its last dentry goes: a
+ * FUSE_NOTIFY_INVAL_ENTRY for each name it was shown under drops an
+ * unused dentry, the inode is evicted and its FORGET frees ours. Only
+ * files are shed (invalidating a directory's dentry detaches mounts below
+ * it and strands working directories), and only idle ones: an open file
+ * holds a reference (file_ops.c), and an unhashed open file would show as
+ * "(deleted)" in /proc/PID/fd. A watched file keeps its inode in the
+ * kernel, so no FORGET comes: it stays marked shed_sent until it is
+ * looked up again and is not asked for twice.
+ *
+ * The notification takes the directory's lock in the kernel, so it is
+ * never sent from a request handler: one thread, started when the session
+ * is served and stopped while it still serves, sends them in batches.
+ */
+#ifndef RNOTIFY_FS_SHED_H
+#define RNOTIFY_FS_SHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "inode_table.h"
+
+#define FS_SHED_NAMES 256	/* names a batch */
+#define FS_SHED_BYTES 16384	/* their bytes, NULs included */
+#define FS_SHED_WALK 4096	/* idle inodes looked at a batch */
+
+struct fs_shed_name {
+	uint64_t parent;
+	uint32_t off;		/* in buf */
+};
+
+struct fs_shed_batch {
+	size_t n;		/* names */
+	size_t used;		/* bytes of buf */
+	struct fs_shed_name name[FS_SHED_NAMES];
+	char buf[FS_SHED_BYTES];
+};
+
+/*
+ * Table lock held: picks up to want idle files, least recently used
+ * first, marks them shed_sent and puts their names in b. Idle inodes
+ * looked at and passed over go to the head of their list, so that the
+ * next batch looks at others. Returns the number of files picked.
+ */
+size_t fs_shed_pick_locked(struct fs_table *t, size_t want,
+			   struct fs_shed_batch *b);
+
+struct fs;
+
+/* The shedder thread of fs; 0 or a negative errno. */
+int fs_shed_start(struct fs *fs);
+/* Stops it (if running); the session must still be served. */
+void fs_shed_stop(struct fs *fs);
+
+#endif

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests of the inode bound's choice of what to shed (shed_pick.c)
+ * and of the bound derived from a memory limit (shed_bound.c), on a real
+ * inode table over a scratch directory; no mount is involved.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../lib/check.h"
+#include "../../src/fs/inode_table.h"
+#include "../../src/fs/names_shown.h"
+#include "../../src/fs/shed.h"
+#include "../../src/fs/shed_bound.h"
+
+CHECK_MAIN_DEFS;
+
+static char dir[] = "/tmp/test_shed_XXXXXX";
+static int root_fd;
+
+/* Makes and learns name (a directory if isdir), shown under the root. */
+static struct fs_inode *make(struct fs_table *t, const char *name,
+			     bool isdir)
+{
+	struct stat st;
+	int fd;
+
+	if (isdir)
+		mkdirat(root_fd, name, 0755);
+	else
+		close(openat(root_fd, name, O_CREAT | O_WRONLY, 0644));
+	fd = openat(root_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstatat(fd, "", &st, AT_EMPTY_PATH))
+		return NULL;
+	struct fs_inode *in = fs_table_learn(t, fd, &st);
+
+	if (in)
+		fs_names_show(t, 1, name, in->nodeid);
+	return in;
+}
+
+static const char *name_at(struct fs_shed_batch *b, size_t i)
+{
+	return b->buf + b->name[i].off;
+}
+
+static void test_pick(struct fs_table *t)
+{
+	static struct fs_shed_batch b;
+	struct fs_inode *f0, *d, *f1, *f2, *busy;
+	size_t n;
+
+	f0 = make(t, "f0", false);
+	d = make(t, "d", true);
+	f1 = make(t, "f1", false);
+	f2 = make(t, "f2", false);
+	busy = make(t, "busy", false);
+	if (!f0 || !d || !f1 || !f2 || !busy) {
+		CHECK("shed_setup", false);
+		return;
+	}
+	fs_table_get(t, busy->nodeid);	/* in use: an open file */
+	fs_table_put(t, fs_table_get(t, f0->nodeid));	/* f0 used last */
+	pthread_mutex_lock(&t->lock);
+	CHECK("shed_live_counts_files_and_dirs",
+	      fs_table_live_locked(t) == 5);
+	n = fs_shed_pick_locked(t, 2, &b);
+	CHECK("shed_picks_lru_files_first", n == 2 && b.n == 2 &&
+	      !strcmp(name_at(&b, 0), "f1") && !strcmp(name_at(&b, 1), "f2") &&
+	      b.name[0].parent == 1);
+	CHECK("shed_pending_counted", t->shed_pending == 2 &&
+	      fs_table_live_locked(t) == 3 && f1->shed_sent);
+	n = fs_shed_pick_locked(t, 10, &b);
+	CHECK("shed_skips_dirs_busy_and_sent", n == 1 && b.n == 1 &&
+	      !strcmp(name_at(&b, 0), "f0"));
+	n = fs_shed_pick_locked(t, 10, &b);
+	CHECK("shed_nothing_left_no_spin", n == 0 && b.n == 0);
+	pthread_mutex_unlock(&t->lock);
+	fs_table_forget(t, f1->nodeid, 1);
+	pthread_mutex_lock(&t->lock);
+	CHECK("shed_forget_settles", t->shed_pending == 2);
+	pthread_mutex_unlock(&t->lock);
+	fs_table_lookup_again(t, f2);
+	pthread_mutex_lock(&t->lock);
+	CHECK("shed_lookup_again_settles", t->shed_pending == 1 &&
+	      !f2->shed_sent);
+	pthread_mutex_unlock(&t->lock);
+	fs_table_put(t, busy);
+}
+
+static void test_bound_for(void)
+{
+	CHECK("shed_bound_none_without_limit", fs_shed_bound_for(0) == 0);
+	CHECK("shed_bound_quarter_of_limit",
+	      fs_shed_bound_for(64ULL << 20) ==
+	      (64ULL << 20) / 4 / FS_SHED_INODE_COST);
+	CHECK("shed_bound_floor", fs_shed_bound_for(1 << 20) == FS_SHED_MIN);
+}
+
+int main(void)
+{
+	struct fs_table t;
+	char cmd[64];
+
+	if (!mkdtemp(dir))
+		return 1;
+	root_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	CHECK("shed_table_init", fs_table_init(&t, root_fd) == 0);
+	test_pick(&t);
+	test_bound_for();
+	fs_table_destroy(&t);
+	close(root_fd);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		return 1;
+	return check_exit();
+}
