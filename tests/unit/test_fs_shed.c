@@ -26,6 +26,7 @@ static int root_fd;
 static struct fs_inode *make(struct fs_table *t, const char *name,
 			     bool isdir)
 {
+	struct fs_inode *in;
 	struct stat st;
 	int fd;
 
@@ -36,8 +37,7 @@ static struct fs_inode *make(struct fs_table *t, const char *name,
 	fd = openat(root_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || fstatat(fd, "", &st, AT_EMPTY_PATH))
 		return NULL;
-	struct fs_inode *in = fs_table_learn(t, fd, &st);
-
+	in = fs_table_learn(t, fd, &st);
 	if (in)
 		fs_names_show(t, 1, name, in->nodeid);
 	return in;
