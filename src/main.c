@@ -21,6 +21,7 @@
 #include "log_out.h"
 #include "fs/fs.h"
 #include "proto_io.h"
+#include "serve_loop.h"
 #include "watchdog.h"
 
 struct server {
@@ -63,6 +64,9 @@ static void raise_fd_limit(void)
 	setrlimit(RLIMIT_NOFILE, &rl);
 }
 
+/* Workers answering requests at once, at most (libfuse's default). */
+#define SERVE_MAX_WORKERS 10
+
 /* Only interrupts the loop's wait, so that it sees the session has exited. */
 static void wake_handler(int sig)
 {
@@ -91,7 +95,6 @@ static void *stopper_main(void *arg)
 
 static int serve_session(struct server *s)
 {
-	struct fuse_loop_config loop = { .max_idle_threads = 10 };
 	struct sigaction wake = { .sa_handler = wake_handler };
 	bool fatal;
 	int ret;
@@ -115,7 +118,7 @@ static int serve_session(struct server *s)
 	if (s->cli.singlethread)
 		ret = fuse_session_loop(s->se);
 	else
-		ret = fuse_session_loop_mt(s->se, &loop);
+		ret = serve_loop_run(s->se, SERVE_MAX_WORKERS);
 	pthread_kill(s->stopper, SIGTERM);
 	pthread_join(s->stopper, NULL);
 	return ret ? 1 : 0;

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The request loop: one worker answers requests while each one is quick;
+ * another starts only when every worker has been busy with the same
+ * request for a whole tick (a slow read, an fsync, a stalled backing
+ * store), and an extra worker ends once nobody else is busy.
+ *
+ * Why not libfuse's multi-threaded loop: it keeps up to ten idle workers
+ * reading /dev/fuse, and the kernel hands each request to the one that
+ * has waited longest, so consecutive requests wake different cache-cold
+ * threads, often on the other CPU, and the thread that just replied never
+ * finds the next request waiting. One worker stays hot (libfuse's -s is
+ * 15-30% faster on this path), but with -s one slow request holds up
+ * every other request and remote-event delivery. This loop keeps the
+ * first and bounds the second by a tick.
+ *
+ * The supervisor (the caller's thread) looks every tick: 5 ms while
+ * requests are being answered, backing off to 64 ms when idle so an idle
+ * server hardly wakes. A request is stalled once seen at two looks in a
+ * row: 5-10 ms, longer than a worker preempted on a loaded machine
+ * (a 1 ms tick started a worker every few hundred requests there).
+ *
+ * Workers are stopped by SIGUSR1, whose handler the caller installs
+ * without SA_RESTART: a worker waiting for a request sees EINTR and then
+ * the exited session. Not by cancellation: the read hook (proto_io.c)
+ * acts on FORGETs, under the inode table's lock, inside that wait.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "serve_loop.h"
+
+#define TICK_MIN_NS	5000000L
+#define TICK_MAX_NS	64000000L
+
+struct worker {
+	struct serve_loop *loop;
+	pthread_t thread;
+	atomic_uint seq;	/* odd while answering a request */
+	unsigned int seen;	/* seq at the supervisor's last look */
+	atomic_bool ended;
+	struct worker *next;
+};
+
+struct serve_loop {
+	struct fuse_session *se;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct worker *workers;	/* lock */
+	atomic_uint live;	/* workers not ended or ending */
+	unsigned int max_workers;
+	int error;		/* lock */
+};
+
+static bool busy(const struct worker *w)
+{
+	return atomic_load(&w->seq) & 1;
+}
+
+/* Lock held. True if another worker is answering a request. */
+static bool others_busy(const struct serve_loop *l, const struct worker *me)
+{
+	const struct worker *w;
+
+	for (w = l->workers; w; w = w->next)
+		if (w != me && !atomic_load(&w->ended) && busy(w))
+			return true;
+	return false;
+}
+
+/* An extra worker leaves once nobody else is busy; the last one stays. */
+static bool may_leave(struct worker *w)
+{
+	struct serve_loop *l = w->loop;
+	bool leave = false;
+
+	if (atomic_load(&l->live) < 2)
+		return false;
+	pthread_mutex_lock(&l->lock);
+	if (atomic_load(&l->live) > 1 && !others_busy(l, w)) {
+		atomic_fetch_sub(&l->live, 1);
+		leave = true;
+	}
+	pthread_mutex_unlock(&l->lock);
+	return leave;
+}
+
+static void worker_end(struct worker *w, int error)
+{
+	struct serve_loop *l = w->loop;
+
+	pthread_mutex_lock(&l->lock);
+	if (error && !l->error)
+		l->error = error;
+	atomic_store(&w->ended, true);
+	pthread_cond_signal(&l->wake);
+	pthread_mutex_unlock(&l->lock);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct fuse_session *se = w->loop->se;
+	struct fuse_buf buf = { 0 };
+	int error = 0, n;
+
+	while (!fuse_session_exited(se)) {
+		n = fuse_session_receive_buf(se, &buf);
+		if (n == -EINTR)
+			continue;
+		if (n <= 0) {
+			/* 0: unmounted; libfuse marked the session exited */
+			error = n;
+			fuse_session_exit(se);
+			atomic_fetch_sub(&w->loop->live, 1);
+			break;
+		}
+		atomic_fetch_add(&w->seq, 1);
+		fuse_session_process_buf(se, &buf);
+		atomic_fetch_add(&w->seq, 1);
+		if (may_leave(w))
+			break;
+	}
+	free(buf.mem);
+	worker_end(w, error);
+	return NULL;
+}
+
+/* Lock held. */
+static int worker_start(struct serve_loop *l)
+{
+	struct worker *w = calloc(1, sizeof(*w));
+	int err;
+
+	if (!w)
+		return -ENOMEM;
+	w->loop = l;
+	err = pthread_create(&w->thread, NULL, worker_main, w);
+	if (err) {
+		free(w);
+		return -err;
+	}
+	atomic_fetch_add(&l->live, 1);
+	w->next = l->workers;
+	l->workers = w;
+	return 0;
+}
+
+/* Lock held. Joins the workers that left and forgets them. */
+static void reap(struct serve_loop *l)
+{
+	struct worker **p = &l->workers, *w;
+
+	while ((w = *p)) {
+		if (!atomic_load(&w->ended)) {
+			p = &w->next;
+			continue;
+		}
+		*p = w->next;
+		pthread_join(w->thread, NULL);
+		free(w);
+	}
+}
+
+/*
+ * Lock held. True if every worker is still answering the request it was
+ * answering at the last look.
+ */
+static bool all_stalled(struct serve_loop *l)
+{
+	bool stalled = l->workers != NULL;
+	struct worker *w;
+	unsigned int seq;
+
+	for (w = l->workers; w; w = w->next) {
+		seq = atomic_load(&w->seq);
+		if (!(seq & 1) || seq != w->seen)
+			stalled = false;
+		w->seen = seq;
+	}
+	return stalled;
+}
+
+static bool any_busy(const struct serve_loop *l)
+{
+	const struct worker *w;
+
+	for (w = l->workers; w; w = w->next)
+		if (busy(w))
+			return true;
+	return false;
+}
+
+static void wait_tick(struct serve_loop *l, long ns)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	t.tv_nsec += ns;
+	t.tv_sec += t.tv_nsec / 1000000000L;
+	t.tv_nsec %= 1000000000L;
+	pthread_cond_timedwait(&l->wake, &l->lock, &t);
+}
+
+/* Lock held. Looks at the workers every tick until the session ends. */
+static void supervise(struct serve_loop *l)
+{
+	long tick = TICK_MIN_NS;
+
+	while (!fuse_session_exited(l->se)) {
+		wait_tick(l, tick);
+		reap(l);
+		if (fuse_session_exited(l->se))
+			break;
+		if (all_stalled(l) &&
+		    atomic_load(&l->live) < l->max_workers)
+			worker_start(l);
+		if (any_busy(l))
+			tick = TICK_MIN_NS;
+		else if (tick < TICK_MAX_NS)
+			tick *= 2;
+	}
+}
+
+/*
+ * Lock held. The session has exited: interrupts the workers' waits until
+ * each has seen it (a signal that comes just before a worker starts
+ * waiting is lost, so it is sent again every tick).
+ */
+static void stop_workers(struct serve_loop *l)
+{
+	struct worker *w;
+
+	for (;;) {
+		reap(l);
+		if (!l->workers)
+			return;
+		for (w = l->workers; w; w = w->next)
+			pthread_kill(w->thread, SIGUSR1);
+		wait_tick(l, TICK_MIN_NS);
+	}
+}
+
+int serve_loop_run(struct fuse_session *se, unsigned int max_workers)
+{
+	struct serve_loop l = { .se = se, .max_workers = max_workers };
+	pthread_condattr_t ca;
+	int err;
+
+	pthread_mutex_init(&l.lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&l.wake, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_mutex_lock(&l.lock);
+	err = worker_start(&l);
+	if (!err)
+		supervise(&l);
+	stop_workers(&l);
+	if (!err)
+		err = l.error;
+	pthread_mutex_unlock(&l.lock);
+	pthread_cond_destroy(&l.wake);
+	pthread_mutex_destroy(&l.lock);
+	return err;
+}
