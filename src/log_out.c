@@ -35,8 +35,10 @@ static bool log_wanted(enum fuse_log_level level, const char *fmt,
 		return true;
 	if (level >= FUSE_LOG_DEBUG)
 		return false;
-	return strncmp(fmt, "fuse: ", 6) ||
-	       log_limit_pass(&fuse_lines, fmt, now_seconds(), held);
+	if (strncmp(fmt, "fuse: ", 6) &&
+	    strncmp(fmt, LOG_PER_REQUEST, strlen(LOG_PER_REQUEST)))
+		return true;
+	return log_limit_pass(&fuse_lines, fmt, now_seconds(), held);
 }
 
 typedef void log_out_fn(int level, const char *fmt, va_list ap);

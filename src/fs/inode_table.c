@@ -61,12 +61,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <fuse_log.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include "inode_table.h"
+#include "../log_out.h"
 #include "names_shown.h"
 
 #define FS_TABLE_ROOT 1	/* FUSE_ROOT_ID */
@@ -487,8 +489,11 @@ struct fs_inode *fs_table_learn(struct fs_table *t, int fd,
 	}
 	in = learn_new(t, fd, st, in);
 	pthread_mutex_unlock(&t->lock);
-	if (!in)
+	if (!in) {
+		fuse_log(FUSE_LOG_ERR, LOG_PER_REQUEST
+			 "out of memory: a lookup is answered ENOMEM\n");
 		close(fd);
+	}
 	return in;
 }
 

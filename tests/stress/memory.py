@@ -16,7 +16,8 @@ the kernel forgets the inodes it looked up.
                closes their fds (waited for). Under the same limit it
                then writes and reads through the mount, delivers exact
                remote events, looks up AGAIN files and exits 0 on SIGTERM;
-               its libfuse lines are rate-limited and counted.
+               its lines about failed requests are rate-limited and
+               counted.
 
 The FORGETs arrive while the server is out of memory: libfuse would need
 a request allocation to pass one on, fail ("fuse: failed to allocate
@@ -187,17 +188,19 @@ def recovers(chk, m, base):
 
 
 def log_bounded(chk, m, elapsed):
-    """libfuse's lines (one per failed request) are rate-limited per
-    message: the first at once, then one counted line per interval."""
+    """libfuse's and the server's lines about a failed request (one per
+    request) are rate-limited per message: the first at once, then one
+    counted line per interval."""
     lines = m.server_log().splitlines()
     fuse = {}
     for ln in lines:
-        if ln.startswith("fuse: "):
+        if ln.startswith(("fuse: ", "rnotifyfs: request: ")):
             fuse[ln] = fuse.get(ln, 0) + 1
     chk.info(f"server log: {len(lines)} lines in {elapsed:.0f} s: "
              + ", ".join(f"{v} x {k!r}" for k, v in fuse.items()))
     most = 2 + int(elapsed / LOG_INTERVAL)
-    chk.ok("log_some", fuse, "no line from libfuse: was the limit met?")
+    chk.ok("log_some", fuse, "no line about a failed request: was the "
+           "limit met?")
     chk.ok("log_bounded", all(v <= most for v in fuse.values()),
            f"more than {most} lines of one message")
 
