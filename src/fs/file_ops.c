@@ -3,8 +3,8 @@
  * File ops: open, create, read, write, flush, release, fsync, fallocate,
  * lseek, copy_file_range, flock. fi->fh is a plain fd on the backing
  * file, owned by the open file until release, or FS_NO_FILE for a
- * replay's open of an object already gone (the gate answers its writes
- * and truncates, and it is never flushed).
+ * replay's open (the gate answers its writes and truncates, and it is
+ * never flushed).
  *
  * An open file holds a reference on its inode until release, so that the
  * inode is not idle: the shedder (shed.h) must not make the kernel drop
@@ -82,7 +82,14 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	in = fs_inode_get(fs, ino);
-	if (in && in->fd >= 0) {
+	/*
+	 * A replay's open needs no backing file (the gate answers what it
+	 * does), and opening one for writing would make an OPEN and a
+	 * CLOSE_WRITE on the host for the event pump to read and drop.
+	 */
+	if (a.verdict == FS_GATE_OPEN_DIRECT)
+		fd = FS_NO_FILE;
+	else if (in && in->fd >= 0) {
 		struct fs_change c = { .name = "" };
 
 		/* Only a truncating open changes anything (MODIFY). */
@@ -91,9 +98,7 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fd = open_node(in, fi->flags);
 		fs_change_end(fs, &c);
 	}
-	if (fd == -ESTALE && a.verdict == FS_GATE_OPEN_DIRECT)
-		fd = FS_NO_FILE;
-	else if (fd < 0) {
+	if (fd < 0 && a.verdict != FS_GATE_OPEN_DIRECT) {
 		fs_inode_put(fs, in);
 		fuse_reply_err(req, -fd);
 		return;
@@ -245,7 +250,8 @@ void fs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 	in = fs_inode_get(fs, ino);
 	/* Closing a file open for writing makes CLOSE_WRITE on the host. */
-	if (in && (fi->flags & O_ACCMODE) != O_RDONLY)
+	if (in && (int)fi->fh != FS_NO_FILE &&
+	    (fi->flags & O_ACCMODE) != O_RDONLY)
 		fs_change_begin_close(fs, &c, in);
 	fs_inode_put(fs, in);
 	if ((int)fi->fh != FS_NO_FILE)
