@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fuse_log.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fanotify.h>
@@ -44,16 +43,6 @@
 			FAN_SELF_EVENTS | FAN_ONDIR)
 /* Reads per fan_watch_read call, so one busy fs cannot starve the caller. */
 #define FAN_READS_PER_CALL 16
-/*
- * After a read that gave nothing to deliver (the server's own changes,
- * changes outside the export), wait this long before the next one. Local
- * work through the mount makes three host events per small file, and
- * waking for each cost the reader 48 us of CPU per file (as much as the
- * worker answering the file's six requests); after a nap the next read
- * takes them in one batch. A remote change arriving meanwhile waits at
- * most this long.
- */
-#define FAN_IDLE_NAP_US 250
 
 struct fan_watch {
 	int fd;
@@ -229,7 +218,6 @@ int fan_watch_read(struct fan_watch *w, watch_emit_fn emit, void *arg)
 {
 	ssize_t n;
 	unsigned int errors = w->errors;
-	bool got = false;
 	int i;
 
 	w->emit = emit;
@@ -242,11 +230,8 @@ int fan_watch_read(struct fan_watch *w, watch_emit_fn emit, void *arg)
 			break;
 		if (n < 0)
 			return -1;
-		got = true;
 		fan_decode(w->buf, (size_t)n, fan_record, w, &w->errors);
 	}
-	if (got && !w->emitted)
-		usleep(FAN_IDLE_NAP_US);
 	if (w->errors != errors)
 		fuse_log(FUSE_LOG_WARNING,
 			 "rnotify: watch: %u malformed fanotify records skipped\n",
