@@ -1,0 +1,120 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""
+The inode bound (-o max_inodes=N): the server asks the kernel to forget
+idle files past N, keeps serving every file, and never sheds what the
+client still uses.
+
+  bound.py SERVER
+
+  sheds        with max_inodes=BOUND, lstat of FILES files through the
+               mount: the server's open fds (one per inode it holds)
+               come back under BOUND (waited for, not slept).
+  keeps        a file with an inotify watch on it and a file held open
+               are not shed: the watch still gets a remote write's
+               MODIFY, the open file still reads.
+  relookup     every file stats again through the mount, and the bound
+               holds again after.
+  refuses      max_inodes=-1, =10k and a value past the largest: the
+               server exits non-zero with one line naming the option,
+               and nothing is mounted.
+"""
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "pylib"))
+import rnfix  # noqa: E402
+
+BOUND = 1000
+FILES = 5000
+SETTLE = 30		# seconds for the kernel's FORGETs to come back
+
+
+def fds(pid):
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def stat_all(m):
+    ok = 0
+    for i in range(FILES):
+        try:
+            os.lstat(m.mpath(f"many/f{i}"))
+            ok += 1
+        except OSError:
+            pass
+    return ok
+
+
+def settles(chk, m, base, name):
+    pid = m.proc.pid
+    ok = rnfix.wait_until(lambda: fds(pid) <= base + BOUND, SETTLE, 0.1)
+    chk.info(f"{name}: server holds {fds(pid)} fds (at start {base})")
+    chk.ok(name, ok, f"{fds(pid)} fds after {SETTLE} s, bound {BOUND}")
+
+
+def keeps(chk, m, ino, held):
+    with open(m.bpath("watched"), "ab") as f:
+        f.write(b"x")
+    seen = []
+    got = ino.wait_for(lambda e: e[1] & rnfix.IN_MODIFY, 10, seen)
+    chk.ok("watched_file_delivers", got and not seen,
+           f"MODIFY {'seen' if got else 'not seen'}, before it {seen}")
+    os.lseek(held, 0, os.SEEK_SET)
+    data = os.read(held, 16)
+    chk.ok("open_file_reads", data == b"held", f"read {data!r}")
+
+
+def refuses(chk, server, value):
+    m = rnfix.Mount(server, "bound-bad", opts=f"max_inodes={value}")
+    try:
+        out = subprocess.run([server, "-f", "-o", f"max_inodes={value}",
+                              m.back, m.mnt], capture_output=True,
+                             timeout=10, text=True)
+        lines = out.stderr.strip().splitlines()
+        chk.ok(f"refuses[{value}]",
+               out.returncode != 0 and len(lines) == 1
+               and f"max_inodes={value}" in lines[0]
+               and not rnfix.is_mounted(m.mnt),
+               f"exit {out.returncode}, stderr {out.stderr!r}")
+    finally:
+        m.close()
+
+
+def main():
+    server = sys.argv[1]
+    chk = rnfix.Checks("bound")
+    m = rnfix.Mount(server, "bound", opts=f"max_inodes={BOUND}")
+    os.mkdir(m.bpath("many"))
+    for i in range(FILES):
+        os.mknod(m.bpath(f"many/f{i}"))
+    with open(m.bpath("held"), "wb") as f:
+        f.write(b"held")
+    os.mknod(m.bpath("watched"))
+    ino = rnfix.Inotify()
+    held = -1
+    try:
+        if not chk.ok("mount", m.start(), m.server_log()[-300:]):
+            return chk.exit()
+        base = fds(m.proc.pid)
+        chk.ok("watch", ino.add(m.mpath("watched"), rnfix.IN_MODIFY) > 0)
+        held = os.open(m.mpath("held"), os.O_RDONLY)
+        chk.ok("sheds_stat_all", stat_all(m) == FILES, "an lstat failed")
+        settles(chk, m, base, "sheds")
+        keeps(chk, m, ino, held)
+        chk.ok("relookup", stat_all(m) == FILES, "an lstat failed")
+        settles(chk, m, base, "bound_again")
+        os.close(held)
+        held = -1
+        chk.ok("server_stops", m.stop(), m.server_log()[-300:])
+    finally:
+        if held >= 0:
+            os.close(held)
+        ino.close()
+        m.close()
+    for value in ("-1", "10k", "99999999999999999999"):
+        refuses(chk, server, value)
+    return chk.exit()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
