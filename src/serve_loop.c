@@ -173,7 +173,7 @@ static void reap(struct serve_loop *l)
  */
 static bool all_stalled(struct serve_loop *l)
 {
-	bool stalled = l->workers != NULL;
+	bool stalled = l->workers;
 	struct worker *w;
 	unsigned int seq;
 

@@ -87,9 +87,9 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	 * does), and opening one for writing would make an OPEN and a
 	 * CLOSE_WRITE on the host for the event pump to read and drop.
 	 */
-	if (a.verdict == FS_GATE_OPEN_DIRECT)
+	if (a.verdict == FS_GATE_OPEN_DIRECT) {
 		fd = FS_NO_FILE;
-	else if (in && in->fd >= 0) {
+	} else if (in && in->fd >= 0) {
 		struct fs_change c = { .name = "" };
 
 		/* Only a truncating open changes anything (MODIFY). */
