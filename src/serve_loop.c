@@ -140,12 +140,14 @@ static int worker_start(struct serve_loop *l)
 	if (!w)
 		return -ENOMEM;
 	w->loop = l;
+	/* Counted before it runs: a worker may end before we return. */
+	atomic_fetch_add(&l->live, 1);
 	err = pthread_create(&w->thread, NULL, worker_main, w);
 	if (err) {
+		atomic_fetch_sub(&l->live, 1);
 		free(w);
 		return -err;
 	}
-	atomic_fetch_add(&l->live, 1);
 	w->next = l->workers;
 	l->workers = w;
 	return 0;
