@@ -491,7 +491,7 @@ struct fs_inode *fs_table_learn(struct fs_table *t, int fd,
 	pthread_mutex_unlock(&t->lock);
 	if (!in) {
 		fuse_log(FUSE_LOG_ERR, LOG_PER_REQUEST
-			 "out of memory: a lookup is answered ENOMEM\n");
+			 "out of memory: no inode for an entry (ENOMEM)\n");
 		close(fd);
 	}
 	return in;
