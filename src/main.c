@@ -93,6 +93,21 @@ static void *stopper_main(void *arg)
 	return NULL;
 }
 
+/*
+ * A worker is stuck in a request on a backing store that stopped
+ * answering: waiting could take forever, and freeing the session under it
+ * would crash. Detach the mount and end the process: the kernel then
+ * fails the stuck request with ENOTCONN, and the watchdog, not released,
+ * aborts the connection.
+ */
+static void leave_stuck(struct server *s)
+{
+	fuse_log(FUSE_LOG_ERR,
+		 "rnotifyfs: a request still waits for the backing store 2 s after the stop: exiting without its answer\n");
+	fuse_session_unmount(s->se);
+	_exit(1);
+}
+
 static int serve_session(struct server *s)
 {
 	struct sigaction wake = { .sa_handler = wake_handler };
@@ -121,6 +136,8 @@ static int serve_session(struct server *s)
 		ret = serve_loop_run(s->se, SERVE_MAX_WORKERS);
 	pthread_kill(s->stopper, SIGTERM);
 	pthread_join(s->stopper, NULL);
+	if (ret == SERVE_LOOP_STUCK)
+		leave_stuck(s);
 	return ret ? 1 : 0;
 }
 
@@ -180,9 +197,8 @@ static int mount_and_serve(struct server *s)
 		goto out_unmount;
 	if (fuse_daemonize(s->cli.foreground))
 		goto out_unmount;
-	if (!s->cli.foreground) {
+	if (!s->cli.foreground)
 		log_out_syslog();
-	}
 	/* Threads inherit the mask: only the stopper takes these signals. */
 	pthread_sigmask(SIG_BLOCK, &s->stop_signals, NULL);
 	ret = serve(s);

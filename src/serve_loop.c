@@ -23,7 +23,11 @@
  * Workers are stopped by SIGUSR1, whose handler the caller installs
  * without SA_RESTART: a worker waiting for a request sees EINTR and then
  * the exited session. Not by cancellation: the read hook (proto_io.c)
- * acts on FORGETs, under the inode table's lock, inside that wait.
+ * acts on FORGETs, under the inode table's lock, inside that wait. A
+ * worker inside a request on a backing store that stopped answering (a
+ * hung NFS server, a stopped FUSE server) would hold the stop up for as
+ * long as the store does: after STOP_GRACE_NS the loop leaves it running
+ * and says so, and the caller exits the process, which ends the request.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -37,6 +41,7 @@
 
 #define TICK_MIN_NS	5000000L
 #define TICK_MAX_NS	64000000L
+#define STOP_GRACE_NS	2000000000L
 
 struct worker {
 	struct serve_loop *loop;
@@ -229,19 +234,32 @@ static void supervise(struct serve_loop *l)
 	}
 }
 
+static long ns_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000000000L + t.tv_nsec - t0->tv_nsec;
+}
+
 /*
  * Lock held. The session has exited: interrupts the workers' waits until
  * each has seen it (a signal that comes just before a worker starts
- * waiting is lost, so it is sent again every tick).
+ * waiting is lost, so it is sent again every tick). False if a worker is
+ * still there after STOP_GRACE_NS: it is stuck inside a request.
  */
-static void stop_workers(struct serve_loop *l)
+static bool stop_workers(struct serve_loop *l)
 {
+	struct timespec t0;
 	struct worker *w;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		reap(l);
 		if (!l->workers)
-			return;
+			return true;
+		if (ns_since(&t0) > STOP_GRACE_NS)
+			return false;
 		for (w = l->workers; w; w = w->next)
 			pthread_kill(w->thread, SIGUSR1);
 		wait_tick(l, TICK_MIN_NS);
@@ -250,24 +268,33 @@ static void stop_workers(struct serve_loop *l)
 
 int serve_loop_run(struct fuse_session *se, unsigned int max_workers)
 {
-	struct serve_loop l = { .se = se, .max_workers = max_workers };
+	struct serve_loop *l = calloc(1, sizeof(*l));
 	pthread_condattr_t ca;
 	int err;
 
-	pthread_mutex_init(&l.lock, NULL);
+	if (!l)
+		return -ENOMEM;
+	l->se = se;
+	l->max_workers = max_workers;
+	pthread_mutex_init(&l->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&l.wake, &ca);
+	pthread_cond_init(&l->wake, &ca);
 	pthread_condattr_destroy(&ca);
-	pthread_mutex_lock(&l.lock);
-	err = worker_start(&l);
+	pthread_mutex_lock(&l->lock);
+	err = worker_start(l);
 	if (!err)
-		supervise(&l);
-	stop_workers(&l);
+		supervise(l);
+	if (!stop_workers(l)) {
+		/* The stuck worker still uses l: it lives until the exit. */
+		pthread_mutex_unlock(&l->lock);
+		return SERVE_LOOP_STUCK;
+	}
 	if (!err)
-		err = l.error;
-	pthread_mutex_unlock(&l.lock);
-	pthread_cond_destroy(&l.wake);
-	pthread_mutex_destroy(&l.lock);
+		err = l->error;
+	pthread_mutex_unlock(&l->lock);
+	pthread_cond_destroy(&l->wake);
+	pthread_mutex_destroy(&l->lock);
+	free(l);
 	return err;
 }

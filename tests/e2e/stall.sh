@@ -52,24 +52,29 @@ stop_b() {
 	b_pid=""
 }
 
-# stalled_stat NAME: stat of b/small while a read of b/big waits for A.
-stalled_stat() {
-	local rc
-
+# stall_read NAME: stops A and starts a read of b/big (pid in cat_pid),
+# which waits for A inside one of B's workers. The reader is inside B
+# once it waits in the kernel for B's answer; if it never gets there the
+# scenario did not happen: returns 1.
+stall_read() {
 	stat "$dir/b/small" "$dir/b/big" >/dev/null
 	stat "$dir/a/small" >/dev/null
 	kill -STOP "$a_pid"
-	cat "$dir/b/big" >"$dir/$1.out" &
-	local cat_pid=$!
-	# The reader is inside B once it waits in the kernel for B's answer;
-	# if it never gets there the scenario did not happen: rc "nostall".
-	rc=nostall
+	cat "$dir/b/big" >"$dir/$1.out" 2>"$dir/$1.err" &
+	cat_pid=$!
 	for _ in $(seq 200); do
 		grep -q request_wait_answer "/proc/$cat_pid/wchan" 2>/dev/null &&
-			rc=0 && break
+			return 0
 		sleep 0.01
 	done
-	if [ "$rc" = 0 ]; then
+	return 1
+}
+
+# stalled_stat NAME: stat of b/small while a read of b/big waits for A.
+stalled_stat() {
+	local rc=nostall
+
+	if stall_read "$1"; then
 		timeout 3 stat -c %s "$dir/b/small" >"$dir/$1.stat"
 		rc=$?
 	fi
@@ -97,6 +102,50 @@ check stalled_read_completes \
 	"$(cmp -s "$dir/x/big" "$dir/multi.out"; echo $?)" \
 	"read through B after A resumed differs from the file"
 stop_b
+
+# A stop must not wait for A: B exits within its 2 s grace (10 s allowed
+# here), says why, and the stalled read fails instead of hanging.
+start_b || { check mount_stop 1 "B did not mount"; exit 0; }
+if stall_read stop; then
+	kill -TERM "$b_pid"
+	for _ in $(seq 1000); do
+		kill -0 "$b_pid" 2>/dev/null || break
+		sleep 0.01
+	done
+	if kill -0 "$b_pid" 2>/dev/null; then
+		check stop_while_stalled 1 "B still runs 10 s after SIGTERM"
+	else
+		wait "$b_pid"
+		rc=$?
+		b_pid=""
+		check stop_while_stalled \
+			"$([ "$rc" = 1 ] && grep -q 'waits for the backing store' \
+			   "$dir/b.log"; echo $?)" \
+			"B exited $rc; log: $(tail -n 1 "$dir/b.log")"
+		check stop_unmounts "$(! grep -q " $dir/b " /proc/mounts; echo $?)" \
+			"B is still mounted after it exited"
+		for _ in $(seq 500); do
+			kill -0 "$cat_pid" 2>/dev/null || break
+			sleep 0.01
+		done
+		kill -0 "$cat_pid" 2>/dev/null
+		running=$?
+		wait "$cat_pid"
+		rc=$?
+		check stop_fails_stalled_read \
+			"$([ "$running" != 0 ] && [ "$rc" != 0 ]; echo $?)" \
+			"the stalled read did not fail when B exited (exit $rc, running: $([ "$running" = 0 ] && echo yes || echo no))"
+	fi
+else
+	check stop_while_stalled 1 "nostall: the read never waited in B"
+	kill -TERM "$b_pid"
+fi
+kill -CONT "$a_pid"
+if [ -n "$b_pid" ]; then
+	wait "$b_pid"
+	b_pid=""
+fi
+wait "$cat_pid" 2>/dev/null
 
 start_b -s || { check mount_single 1 "B -s did not mount"; exit 0; }
 rc=$(stalled_stat single)
