@@ -23,4 +23,11 @@
 int fuse_handle_open(int mount_fd, uint64_t id, uint32_t generation,
 		     int flags);
 
+/*
+ * The node (id, generation) that fd, open on the mount (O_PATH will do),
+ * is, from its file handle: 0 or a negative errno. The root's is
+ * (FUSE_ROOT_ID, 0).
+ */
+int fuse_handle_node(int fd, uint64_t *id, uint32_t *generation);
+
 #endif

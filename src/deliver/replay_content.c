@@ -15,7 +15,8 @@
  *                for a symlink), answered with the current attributes;
  *   CLOSE_WRITE  closing that file, or an open for writing and a close.
  * The object is reached through its directory and name when the client
- * knows them, so that watchers of the directory get the name too.
+ * knows the directory (shown again if the kernel forgot it, see
+ * target_from_name()), so that watchers of the directory get the name too.
  *
  * The object may be gone from the backing store by the time its change is
  * replayed (written, then unlinked or replaced at once): the client still
@@ -31,53 +32,94 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuse_handle.h"
 #include "replay_internal.h"
 
-/* The object's directory and name on the mount, or the object itself. */
+/*
+ * The object on the mount, held open (O_PATH) while its change is
+ * replayed: the kernel forgets a node nothing holds whenever it prunes its
+ * caches, and a node id read before the hold may be gone by the syscall.
+ * Held through its directory and name when the client knows the
+ * directory, so that the object's dentry is the named one and watchers of
+ * the directory get the name too.
+ */
 struct target {
-	struct replay_node node;
-	uint64_t parent;	/* node of dfd if a directory, else 0 */
-	int dfd;		/* directory, or the object's own O_PATH fd */
-	const char *name;	/* name in dfd, or "" for dfd itself */
+	struct replay_node node;	/* the node fd is, from its handle */
+	uint64_t parent;	/* node of its directory if held by name */
+	const char *name;	/* that name, or "" */
+	int fd;			/* the object, O_PATH */
 	struct stat st;		/* what the gate answers with */
 };
 
 /*
- * Is the node the client shows as (dir, name) the event's object? A ghost
- * born of a create whose object was already gone has no host id: it is
- * the object the event names.
+ * Is the node the event's object? A ghost born of a create whose object
+ * was already gone has no host id: it is the object the event names.
  */
-static bool target_shown(struct replay *r, const struct replay_node *dir,
-			 const struct rn_event *ev, struct replay_node *n)
+static bool target_is(struct replay *r, const struct rn_event *ev,
+		      const struct replay_node *n)
 {
 	struct rn_id id;
 
-	return replay_shown_node(r, dir->id, ev->name, n) &&
-	       (!rn_id_known(&ev->obj) || !fs_id_of(r->fs, n->id, &id) ||
-		rn_id_equal(&id, &ev->obj));
+	return !rn_id_known(&ev->obj) || !fs_id_of(r->fs, n->id, &id) ||
+	       rn_id_equal(&id, &ev->obj);
 }
 
+/* Holds the object behind fd (consumed) if it is the event's. */
+static bool target_hold(struct replay *r, const struct rn_event *ev,
+			struct target *t, int fd)
+{
+	if (fd < 0)
+		return false;
+	if (fuse_handle_node(fd, &t->node.id, &t->node.gen) ||
+	    !target_is(r, ev, &t->node)) {
+		close(fd);
+		return false;
+	}
+	t->fd = fd;
+	return true;
+}
+
+/*
+ * Holds (dir, name) by a lookup that the gate answers with the node the
+ * client shows there or, if it shows none, as a replayed create's: with
+ * the live object if the name still holds the event's object, else with
+ * a stand-in (a ghost once the file is gone). The name is in the client's
+ * view until the rename or delete that comes later in the queue is
+ * replayed, but the kernel may have forgotten it: it forgets a file
+ * nothing holds whenever it prunes its caches (memory reclaim,
+ * drop_caches), a watch on the directory does not hold the files in it,
+ * and the server forgets the name with the file. Served from the backing
+ * store, the lookup found nothing and the change was lost.
+ * False, without a lookup, if the client shows no object there, the name
+ * no longer holds the event's object and the client knows that object
+ * under another name: target_open() holds it as itself, so that watches
+ * on the object get the event.
+ */
 static bool target_from_name(struct replay *r, const struct rn_event *ev,
 			     struct target *t)
 {
-	struct replay_node dir;
-	struct stat st;
+	struct replay_expect e = { .op = FS_GATE_LOOKUP };
+	struct replay_node dir, n;
+	int dfd, fd;
 
 	if (!ev->name[0] || !replay_known_node(r, &ev->dir, &dir))
 		return false;
-	t->dfd = replay_node_open(r, &dir, O_PATH | O_DIRECTORY);
-	if (t->dfd < 0)
+	if (!replay_object_stat(r, dir.id, ev, ev->name, &e.st) &&
+	    !replay_shown_node(r, dir.id, ev->name, &n) &&
+	    replay_known_node(r, &ev->obj, &n))
 		return false;
-	/*
-	 * A name already shown needs no request; else a lookup makes the
-	 * client know the object.
-	 */
-	if (!target_shown(r, &dir, ev, &t->node) &&
-	    (fstatat(t->dfd, ev->name, &st, AT_SYMLINK_NOFOLLOW) ||
-	     !target_shown(r, &dir, ev, &t->node))) {
-		close(t->dfd);
+	dfd = replay_node_open(r, &dir, O_PATH | O_DIRECTORY);
+	if (dfd < 0)
 		return false;
-	}
+	e.parent = dir.id;
+	strcpy(e.name, ev->name);
+	/* A name already shown, and still valid, needs no request. */
+	replay_expect_set(r, &e);
+	fd = openat(dfd, ev->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	replay_expect_clear(r);
+	close(dfd);
+	if (!target_hold(r, ev, t, fd))
+		return false;
 	t->parent = dir.id;
 	t->name = ev->name;
 	return true;
@@ -101,11 +143,11 @@ static void target_stat(struct replay *r, const struct rn_event *ev,
 static bool target_open(struct replay *r, const struct rn_event *ev,
 			struct target *t)
 {
+	struct replay_node n;
+
 	if (!target_from_name(r, ev, t)) {
-		if (!replay_known_node(r, &ev->obj, &t->node))
-			return false;
-		t->dfd = replay_node_open(r, &t->node, O_PATH);
-		if (t->dfd < 0)
+		if (!replay_known_node(r, &ev->obj, &n) ||
+		    !target_hold(r, ev, t, replay_node_open(r, &n, O_PATH)))
 			return false;
 		t->parent = 0;
 		t->name = "";
@@ -113,7 +155,7 @@ static bool target_open(struct replay *r, const struct rn_event *ev,
 	target_stat(r, ev, t);
 	/* A reused inode number must not turn a file's event into a dir's. */
 	if (!!S_ISDIR(t->st.st_mode) != ev->isdir) {
-		close(t->dfd);
+		close(t->fd);
 		return false;
 	}
 	return true;
@@ -133,18 +175,19 @@ static void target_expect(const struct target *t, enum fs_gate_op op,
 	e->st = t->st;
 }
 
+/* "/proc/self/fd/N": the held object itself, whatever its name now. */
+static void target_path(const struct target *t, char *path, size_t size)
+{
+	snprintf(path, size, "/proc/self/fd/%d", t->fd);
+}
+
 static int target_open_write(struct replay *r, const struct target *t)
 {
 	char path[32];
 	int fd;
 
-	if (t->name[0])
-		fd = openat(t->dfd, t->name,
-			    O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	else {
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", t->dfd);
-		fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-	}
+	target_path(t, path, sizeof(path));
+	fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
 
@@ -207,7 +250,7 @@ int replay_modify(struct replay *r, const struct rn_event *ev)
 	else
 		ret = fd < 0 ? fd : modify_through(r, fd, &t);
 	/* After the event: one system call less before it. */
-	close(t.dfd);
+	close(t.fd);
 	if (ret > 0)
 		r->last_modified = t.node.id;
 	return ret;
@@ -222,13 +265,11 @@ static int attrib_through(struct replay *r, const struct target *t)
 
 	target_expect(t, FS_GATE_SETATTR, &e);
 	replay_expect_set(r, &e);
-	if (S_ISLNK(st->st_mode))
-		ret = fchownat(t->dfd, t->name, st->st_uid, st->st_gid,
+	if (S_ISLNK(st->st_mode)) {
+		ret = fchownat(t->fd, "", st->st_uid, st->st_gid,
 			       AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH);
-	else if (t->name[0])
-		ret = fchmodat(t->dfd, t->name, st->st_mode & 07777, 0);
-	else {
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", t->dfd);
+	} else {
+		target_path(t, path, sizeof(path));
 		ret = chmod(path, st->st_mode & 07777);
 	}
 	ret = ret ? -errno : 1;
@@ -245,7 +286,7 @@ int replay_attrib(struct replay *r, const struct rn_event *ev)
 		return 0;
 	fs_inval_inode(r->fs, t.node.id);
 	ret = attrib_through(r, &t);
-	close(t.dfd);
+	close(t.fd);
 	return ret;
 }
 
@@ -261,6 +302,6 @@ int replay_close_write(struct replay *r, const struct rn_event *ev)
 	fs_inval_inode(r->fs, t.node.id);
 	if (fd >= 0)
 		replay_writer_close(r, t.node.id);
-	close(t.dfd);
+	close(t.fd);
 	return fd < 0 ? fd : 1;
 }

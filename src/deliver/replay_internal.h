@@ -108,6 +108,9 @@ bool replay_name_is_live(struct replay *r, uint64_t parent,
 			 const char *name, uint64_t node);
 void replay_fake_stat(const struct replay *r, const struct rn_event *ev,
 		      bool isdir, struct stat *st);
+bool replay_object_stat(struct replay *r, uint64_t parent,
+			const struct rn_event *ev, const char *name,
+			struct stat *st);
 
 /* replay_ops.c: one function per event kind; 1 replayed, 0 skipped,
  * negative errno on failure. */

@@ -19,18 +19,6 @@
 
 #include "replay_internal.h"
 
-/* The live object if it is the one the event is about, else a stand-in. */
-static void creation_stat(struct replay *r, uint64_t parent,
-			  const struct rn_event *ev, const char *name,
-			  struct stat *st)
-{
-	if (!fs_backing_statat(r->fs, parent, name, st) &&
-	    (!rn_id_known(&ev->obj) || st->st_ino == ev->obj.ino) &&
-	    !!S_ISDIR(st->st_mode) == ev->isdir)
-		return;
-	replay_fake_stat(r, ev, ev->isdir, st);
-}
-
 /*
  * A new name for an inode the client already knows is a hard link: link
  * it, so that watchers of the inode get ATTRIB (its link count) as they
@@ -127,7 +115,7 @@ static int create_in(struct replay *r, const struct replay_node *dir,
 		fs_inval_entry(r->fs, dir->id, name);
 	e.parent = dir->id;
 	strcpy(e.name, name);
-	creation_stat(r, dir->id, ev, name, &e.st);
+	replay_object_stat(r, dir->id, ev, name, &e.st);
 	ret = create_as(r, dfd, &e);
 	close(dfd);
 	if (ret > 0)
@@ -223,7 +211,7 @@ static int rename_between(struct replay *r, const struct replay_node *from,
 	strcpy(e.name, ev->name);
 	e.newparent = to->id;
 	strcpy(e.newname, ev->name2);
-	creation_stat(r, to->id, ev, ev->name2, &e.st);
+	replay_object_stat(r, to->id, ev, ev->name2, &e.st);
 	replay_expect_set(r, &e);
 	ret = renameat(sfd, ev->name, dfd, ev->name2) ? -errno : 1;
 	replay_expect_clear(r);

@@ -72,3 +72,19 @@ void replay_fake_stat(const struct replay *r, const struct rn_event *ev,
 	st->st_gid = r->gid;
 	st->st_blksize = 4096;
 }
+
+/*
+ * The attributes of the object at (parent, name) on the backing store if
+ * it is the one the event is about (true), else a stand-in for it.
+ */
+bool replay_object_stat(struct replay *r, uint64_t parent,
+			const struct rn_event *ev, const char *name,
+			struct stat *st)
+{
+	if (!fs_backing_statat(r->fs, parent, name, st) &&
+	    (!rn_id_known(&ev->obj) || st->st_ino == ev->obj.ino) &&
+	    !!S_ISDIR(st->st_mode) == ev->isdir)
+		return true;
+	replay_fake_stat(r, ev, ev->isdir, st);
+	return false;
+}
