@@ -42,17 +42,18 @@ int replay_node_open(struct replay *r, const struct replay_node *n,
 /*
  * Is the object the client sees as node under (parent, name) the one that
  * lives there on the backing store now? Then an event that says otherwise
- * is stale: a later change, already shown, overtook it.
+ * is stale: a later change, already shown, overtook it. A ghost never is,
+ * even with the live object's inode number (a stand-in made from the
+ * event of a file since renamed): it has no backing object to stat.
  */
 bool replay_name_is_live(struct replay *r, uint64_t parent,
 			 const char *name, uint64_t node)
 {
-	struct rn_id id;
-	struct stat st;
+	struct stat nst, st;
 
-	return fs_id_of(r->fs, node, &id) &&
+	return !fs_node_stat(r->fs, node, &nst) &&
 	       !fs_backing_statat(r->fs, parent, name, &st) &&
-	       st.st_ino == id.ino && st.st_dev == id.dev;
+	       st.st_ino == nst.st_ino && st.st_dev == nst.st_dev;
 }
 
 /*

@@ -24,6 +24,12 @@ Each case, on a fresh file f in a watched directory:
   change for f before the rename (one cookie) or the delete, and nothing
   else.
 
+A renamed file must then show through the mount with the backing
+store's mode and size (moved_attrs): a stand-in (ghost) shown for it
+must not stay. create_write_rename makes one without drop_caches: f is
+created, written and renamed while the server is stopped, so the replayed
+CREATE finds it gone.
+
 The same cases without drop_caches (the kernel keeps f) are the control.
 drop_caches is machine-wide, as in memory.py: this suite runs as root.
 Not covered here: a prune while the change is being replayed, between
@@ -55,12 +61,15 @@ def rename(p):
     os.rename(p, p + "-moved")
 
 
-# name, change, its event, end, its events (old name, new name or None)
+# name, change, its event, end, renamed (else deleted), created before
+# the server stops (else while it is stopped: the replayed CREATE finds
+# the file gone and shows a stand-in)
 CASES = [
-    ("write_rename", write, IN_MODIFY, rename, True),
-    ("chmod_rename", chmod, IN_ATTRIB, rename, True),
-    ("write_unlink", write, IN_MODIFY, os.unlink, False),
-    ("chmod_unlink", chmod, IN_ATTRIB, os.unlink, False),
+    ("write_rename", write, IN_MODIFY, rename, True, True),
+    ("chmod_rename", chmod, IN_ATTRIB, rename, True, True),
+    ("write_unlink", write, IN_MODIFY, os.unlink, False, True),
+    ("chmod_unlink", chmod, IN_ATTRIB, os.unlink, False, True),
+    ("create_write_rename", write, IN_MODIFY, rename, True, False),
 ]
 
 
@@ -81,9 +90,10 @@ def server_holds(m, path):
     return False
 
 
-def expected(name, change, moved):
+def expected(name, change, moved, early):
     """The events, in order (CLOSE_WRITE is left out: counted apart)."""
-    evs = [(change, name)]
+    evs = [] if early else [(IN_CREATE, name)]
+    evs += [(change, name)]
     if moved:
         evs += [(IN_MOVED_FROM, name), (IN_MOVED_TO, name + "-moved")]
     else:
@@ -95,8 +105,18 @@ def show(evs):
     return ", ".join(f"{rnfix.mask_str(m)} {n}" for m, n in evs) or "none"
 
 
-def one_case(chk, m, ino, case, forget):
-    name, change, kind, end, moved = case
+def same_attrs(m, rel):
+    """The mount shows rel with the backing store's mode and size."""
+    try:
+        a, b = os.stat(m.mpath(rel)), os.stat(m.bpath(rel))
+    except OSError as e:
+        return False, str(e)
+    return (a.st_mode, a.st_size) == (b.st_mode, b.st_size), \
+        f"mount {oct(a.st_mode)} {a.st_size} bytes, " \
+        f"backing {oct(b.st_mode)} {b.st_size} bytes"
+
+
+def create(chk, m, ino, name, forget):
     f = m.bpath(f"d/{name}")
     os.mknod(f, 0o644)
     created = ino.wait_for(lambda e: e[1] & IN_CREATE and
@@ -111,8 +131,17 @@ def one_case(chk, m, ino, case, forget):
                 break
         chk.ok(f"{name}/forgotten", gone,
                "the kernel did not forget the file (the server holds it)")
+
+
+def one_case(chk, m, ino, case, forget):
+    name, change, kind, end, moved, early = case
+    f = m.bpath(f"d/{name}")
+    if early:
+        create(chk, m, ino, name, forget)
     os.kill(m.proc.pid, signal.SIGSTOP)
     try:
+        if not early:
+            os.mknod(f, 0o644)
         change(f)
         end(f)
     finally:
@@ -121,13 +150,14 @@ def one_case(chk, m, ino, case, forget):
     chk.ok(f"{name}/sentinel", ok, "the sentinel's CREATE was not read")
     got = [(e[1] & ~IN_CLOSE_WRITE, e[3].decode()) for e in seen
            if e[1] & ~IN_CLOSE_WRITE and not e[3].startswith(b".sentinel")]
-    want = expected(name, kind, moved)
+    want = expected(name, kind, moved, early)
     chk.ok(f"{name}/events", got == want,
            f"got {show(got)}; want {show(want)}")
     if moved:
         cookies = {e[2] for e in seen if e[1] & (IN_MOVED_FROM | IN_MOVED_TO)}
         chk.ok(f"{name}/one_cookie", len(cookies) == 1 and 0 not in cookies,
                f"cookies {sorted(cookies)}")
+        chk.ok(f"{name}/moved_attrs", *same_attrs(m, f"d/{name}-moved"))
 
 
 def run(server, label, forget):
