@@ -264,18 +264,22 @@ class Mount:
         return is_mounted(self.mnt) and (not sync or self.sync(timeout))
 
     def sync(self, timeout=10):
-        """A remote create in BACKING reaches a watcher on MNT."""
+        """A remote create in BACKING reaches a watcher on MNT, and so
+        does its delete: a watcher added after sync() must not read the
+        delete's replay (load.py's reader read DELETE .sync1 at times)."""
         ino = Inotify()
         try:
-            if ino.add(self.mnt, IN_CREATE) < 0:
+            if ino.add(self.mnt, IN_CREATE | IN_DELETE) < 0:
                 return False
             self.seq += 1
             name = f".sync{self.seq}".encode()
-            os.mknod(os.path.join(os.fsencode(self.back), name))
+            path = os.path.join(os.fsencode(self.back), name)
+            os.mknod(path)
             ok = ino.wait_for(lambda e: e[2:4] == (0, name)
                               and e[1] & IN_CREATE, timeout)
-            os.unlink(os.path.join(os.fsencode(self.back), name))
-            return ok
+            os.unlink(path)
+            return ok and ino.wait_for(lambda e: e[2:4] == (0, name)
+                                       and e[1] & IN_DELETE, timeout)
         finally:
             ino.close()
 
