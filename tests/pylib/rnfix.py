@@ -12,6 +12,7 @@ poll of a condition with a bound, never a bare sleep.
 import atexit
 import ctypes
 import errno
+import json
 import os
 import shutil
 import signal
@@ -337,3 +338,23 @@ class Mount:
 
 def errname(e):
     return errno.errorcode.get(e, str(e))
+
+
+def fd_count(pid):
+    """How many fds process pid holds."""
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def lstat_names(mnt, n, out):
+    """lstat()s mnt/fI for I < n; writes {errno name: count} to out (run in
+    a child: a process under a memory limit may not survive it)."""
+    errs = {"ok": 0}
+    for i in range(n):
+        try:
+            os.lstat(os.path.join(mnt, f"f{i}"))
+            errs["ok"] += 1
+        except OSError as e:
+            k = errname(e.errno)
+            errs[k] = errs.get(k, 0) + 1
+    with open(out, "w") as f:
+        json.dump(errs, f)

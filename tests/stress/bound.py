@@ -30,10 +30,6 @@ FILES = 5000
 SETTLE = 30		# seconds for the kernel's FORGETs to come back
 
 
-def fds(pid):
-    return len(os.listdir(f"/proc/{pid}/fd"))
-
-
 def stat_all(m):
     ok = 0
     for i in range(FILES):
@@ -47,9 +43,11 @@ def stat_all(m):
 
 def settles(chk, m, base, name):
     pid = m.proc.pid
-    ok = rnfix.wait_until(lambda: fds(pid) <= base + BOUND, SETTLE, 0.1)
-    chk.info(f"{name}: server holds {fds(pid)} fds (at start {base})")
-    chk.ok(name, ok, f"{fds(pid)} fds after {SETTLE} s, bound {BOUND}")
+    ok = rnfix.wait_until(lambda: rnfix.fd_count(pid) <= base + BOUND,
+                          SETTLE, 0.1)
+    n = rnfix.fd_count(pid)
+    chk.info(f"{name}: server holds {n} fds (at start {base})")
+    chk.ok(name, ok, f"{n} fds after {SETTLE} s, bound {BOUND}")
 
 
 def keeps(chk, m, ino, held):
@@ -95,7 +93,7 @@ def main():
     try:
         if not chk.ok("mount", m.start(), m.server_log()[-300:]):
             return chk.exit()
-        base = fds(m.proc.pid)
+        base = rnfix.fd_count(m.proc.pid)
         chk.ok("watch", ino.add(m.mpath("watched"), rnfix.IN_MODIFY) > 0)
         held = os.open(m.mpath("held"), os.O_RDONLY)
         chk.ok("sheds_stat_all", stat_all(m) == FILES, "an lstat failed")

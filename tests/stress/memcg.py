@@ -203,29 +203,11 @@ class Memcg:
         return False
 
 
-def fds(pid):
-    return len(os.listdir(f"/proc/{pid}/fd"))
-
-
-def lookups(mnt, out):
-    """lstat()s mnt/fI for I < FILES; writes {errno name: count} to out."""
-    errs = {"ok": 0}
-    for i in range(FILES):
-        try:
-            os.lstat(os.path.join(mnt, f"f{i}"))
-            errs["ok"] += 1
-        except OSError as e:
-            k = rnfix.errname(e.errno)
-            errs[k] = errs.get(k, 0) + 1
-    with open(out, "w") as f:
-        json.dump(errs, f)
-
-
 def load(chk, m, cg):
     """The lookups in a child, bounded, sampling the server's anonymous
     memory meanwhile; (error counts or None, largest sample)."""
     out = os.path.join(m.tmp, "load.json")
-    pid = rnfix.fork(lookups, m.mpath("many"), out)
+    pid = rnfix.fork(rnfix.lstat_names, m.mpath("many"), FILES, out)
     anon = [cg.anon()]
 
     def done():
@@ -267,10 +249,11 @@ def bounded(chk, m, base, anon):
     bound = max(LIMIT // 4 // INODE_COST, BOUND_MIN)
     most = base + bound + bound // 16 + HELD	# a 16th: shed.c hysteresis
     pid = m.proc.pid
-    ok = rnfix.wait_until(lambda: fds(pid) <= most, SETTLE, 0.1)
-    chk.info(f"server holds {fds(pid)} fds (at start {base}, bound {bound}, "
+    ok = rnfix.wait_until(lambda: rnfix.fd_count(pid) <= most, SETTLE, 0.1)
+    n = rnfix.fd_count(pid)
+    chk.info(f"server holds {n} fds (at start {base}, bound {bound}, "
              f"at most {most})")
-    chk.ok("fds_bounded", ok, f"{fds(pid)} fds after {SETTLE} s")
+    chk.ok("fds_bounded", ok, f"{n} fds after {SETTLE} s")
     chk.ok("anon_bounded", anon <= ANON_MAX,
            f"{anon >> 10} KiB of anonymous memory, bound {ANON_MAX >> 10}")
 
@@ -304,7 +287,7 @@ def run(chk, m, cg):
     try:
         if not chk.ok("mount", m.start(), m.server_log()[-300:]):
             return
-        base = fds(m.proc.pid)
+        base = rnfix.fd_count(m.proc.pid)
         chk.ok("watch", ino.add(m.mpath("w")) > 0 and
                ino.add(m.mpath("w/watched")) > 0)
         held = os.open(m.mpath("held"), os.O_RDONLY)

@@ -30,7 +30,6 @@ allocation, it kills the biggest process in it (the server): errors can
 only be clean where malloc() can say no. Sizes are printed as INFO lines,
 not asserted.
 """
-import errno
 import json
 import os
 import subprocess
@@ -56,7 +55,7 @@ def status(pid):
             k, _, v = line.partition(":")
             if k in ("VmSize", "VmRSS", "Threads"):
                 out[k] = int(v.split()[0])
-    out["fds"] = len(os.listdir(f"/proc/{pid}/fd"))
+    out["fds"] = rnfix.fd_count(pid)
     return out
 
 
@@ -65,24 +64,10 @@ def fmt(st):
             f"{st['Threads']} threads, {st['fds']} fds")
 
 
-def lookups(mnt, n, out):
-    """lstat()s mnt/fI for I < n; writes {errno name: count} to out."""
-    errs = {"ok": 0}
-    for i in range(n):
-        try:
-            os.lstat(os.path.join(mnt, f"f{i}"))
-            errs["ok"] += 1
-        except OSError as e:
-            k = rnfix.errname(e.errno)
-            errs[k] = errs.get(k, 0) + 1
-    with open(out, "w") as f:
-        json.dump(errs, f)
-
-
 def run_lookups(chk, m, n, name):
-    """Runs lookups() in a child, bounded; its error counts or None."""
+    """rnfix.lstat_names() in a child, bounded; its error counts or None."""
     out = os.path.join(m.tmp, f"{name}.json")
-    pid = rnfix.fork(lookups, m.mpath("big"), n, out)
+    pid = rnfix.fork(rnfix.lstat_names, m.mpath("big"), n, out)
     done = rnfix.wait_until(lambda: os.waitpid(pid, os.WNOHANG)[0] == pid,
                             LOAD_BOUND, 0.05)
     if not chk.ok(f"{name}_finish", done,
