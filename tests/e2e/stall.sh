@@ -52,21 +52,37 @@ stop_b() {
 	b_pid=""
 }
 
+# stop_a: SIGSTOP A and wait until every thread of A has stopped: a
+# thread still running could take B's next request first, and a request
+# a server has taken cannot be abandoned by anyone but that server.
+stop_a() {
+	kill -STOP "$a_pid"
+	for _ in $(seq 200); do
+		! grep -qv '^State:.T' <(grep -h '^State:' \
+			/proc/"$a_pid"/task/*/status) && return
+		sleep 0.01
+	done
+}
+
 # stall_read NAME: stops A and starts a read of b/big (pid in cat_pid),
-# which waits for A inside one of B's workers. The reader is inside B
-# once it waits in the kernel for B's answer; if it never gets there the
-# scenario did not happen: returns 1.
+# which waits for A inside one of B's workers: one of B's threads waits in
+# the kernel for A's answer or for a page of A's file that A's readahead
+# is to fill. If none gets there the scenario did not happen: returns 1,
+# B's threads' wait channels in $dir/NAME.wchan.
 stall_read() {
 	stat "$dir/b/small" "$dir/b/big" >/dev/null
 	stat "$dir/a/small" >/dev/null
-	kill -STOP "$a_pid"
+	stop_a
 	cat "$dir/b/big" >"$dir/$1.out" 2>"$dir/$1.err" &
 	cat_pid=$!
 	for _ in $(seq 200); do
-		grep -q request_wait_answer "/proc/$cat_pid/wchan" 2>/dev/null &&
-			return 0
+		grep -qsE '^(request_wait_answer|folio_wait_bit_common)$' \
+			/proc/"$b_pid"/task/*/wchan && return 0
 		sleep 0.01
 	done
+	for w in /proc/"$b_pid"/task/*/wchan; do
+		echo "$(cat "$w" 2>/dev/null)"
+	done >"$dir/$1.wchan"
 	return 1
 }
 
@@ -97,7 +113,7 @@ check answered_while_a_request_stalls \
 	"$([ "$rc" = 0 ] && [ "$(cat "$dir/multi.stat" 2>/dev/null)" = 6 ]
 	   echo $?)" \
 	"stat through B: rc $rc (124: still waiting after 3 s;
-	nostall: the read never waited in B)"
+	nostall: no worker of B waited for A; B: $(tr "\n" " " 2>/dev/null <"$dir/multi.wchan"))"
 check stalled_read_completes \
 	"$(cmp -s "$dir/x/big" "$dir/multi.out"; echo $?)" \
 	"read through B after A resumed differs from the file"
@@ -113,7 +129,10 @@ if stall_read stop; then
 		sleep 0.01
 	done
 	if kill -0 "$b_pid" 2>/dev/null; then
-		check stop_while_stalled 1 "B still runs 10 s after SIGTERM"
+		check stop_while_stalled 1 "B still runs 10 s after SIGTERM; B: $(
+			for w in /proc/"$b_pid"/task/*/wchan; do
+				echo -n "$(cat "$w" 2>/dev/null) "
+			done)"
 	else
 		wait "$b_pid"
 		rc=$?
@@ -137,7 +156,7 @@ if stall_read stop; then
 			"the stalled read did not fail when B exited (exit $rc, running: $([ "$running" = 0 ] && echo yes || echo no))"
 	fi
 else
-	check stop_while_stalled 1 "nostall: the read never waited in B"
+	check stop_while_stalled 1 "nostall: no worker of B waited for A"
 	kill -TERM "$b_pid"
 fi
 kill -CONT "$a_pid"
