@@ -64,9 +64,9 @@ static void delivery_free(struct delivery *d)
 		replay_stop(d->replay, &st);
 		if (d->debug)
 			fuse_log(FUSE_LOG_INFO,
-				 "rnotifyfs: replayed %lu, skipped %lu, failed %lu, overflows %lu\n",
+				 "rnotifyfs: replayed %lu, skipped %lu, failed %lu, overflows %lu, backlogs on one CPU %lu\n",
 				 st.replayed, st.skipped, st.failed,
-				 st.overflows);
+				 st.overflows, st.held);
 	}
 	/* FUSE handlers still run: none may call into a closed watch. */
 	if (d->hooked)
@@ -81,12 +81,13 @@ static void delivery_free(struct delivery *d)
  * that one reads the host while the other replays.
  */
 static int replay_backend(struct delivery *d, const struct cli *cli,
-			  struct fs *fs, struct event_sink *sink)
+			  struct fs *fs, struct cpu_pin *pin,
+			  struct event_sink *sink)
 {
 	d->queue = event_queue_new(cli->queue_size);
 	if (!d->queue)
 		return -1;
-	d->replay = replay_new(fs, d->queue, cli->mountpoint);
+	d->replay = replay_new(fs, d->queue, cli->mountpoint, pin);
 	if (!d->replay)
 		return -1;
 	*sink = (struct event_sink){
@@ -145,14 +146,14 @@ static int delivery_watch(struct delivery *d, const struct cli *cli,
 }
 
 static int delivery_chain(struct delivery *d, const struct cli *cli,
-			  struct fs *fs, int fuse_fd)
+			  struct fs *fs, int fuse_fd, struct cpu_pin *pin)
 {
 	struct event_sink sink = { 0 };
 
 	/* The kernel's protocol when it was negotiated at INIT. */
 	if (proto_io_active() ?
 	    protocol_backend(d, cli, fs, fuse_fd, &sink) :
-	    replay_backend(d, cli, fs, &sink))
+	    replay_backend(d, cli, fs, pin, &sink))
 		return -1;
 	d->pump = event_pump_start(d->watch, &sink,
 				   d->replay ? EVENT_PUMP_MAX_THREADS : 1);
@@ -197,7 +198,8 @@ struct delivery *delivery_new(const struct cli *cli, struct fs *fs,
 }
 
 struct delivery *delivery_start(struct delivery *d, const struct cli *cli,
-				struct fs *fs, int fuse_fd, bool *fatal)
+				struct fs *fs, int fuse_fd,
+				struct cpu_pin *pin, bool *fatal)
 {
 	const char *why;
 
@@ -213,7 +215,7 @@ struct delivery *delivery_start(struct delivery *d, const struct cli *cli,
 		delivery_free(d);
 		return NULL;
 	}
-	if (delivery_chain(d, cli, fs, fuse_fd)) {
+	if (delivery_chain(d, cli, fs, fuse_fd, pin)) {
 		fuse_log(FUSE_LOG_ERR, "rnotifyfs: cannot start delivery: %s\n",
 			 strerror(errno));
 		delivery_free(d);

@@ -7,6 +7,7 @@
 #define RNOTIFY_DELIVERY_H
 
 #include "cli.h"
+#include "cpu_pin.h"
 #include "fs/fs.h"
 
 struct delivery;
@@ -23,13 +24,15 @@ struct delivery *delivery_new(const struct cli *cli, struct fs *fs,
 /*
  * Starts the chain of d (from delivery_new, may be NULL) once INIT was
  * answered: the kernel's protocol when it was negotiated, replay
- * otherwise; fuse_fd is the session's, for notifications. Returns NULL
+ * otherwise; fuse_fd is the session's, for notifications; pin holds the
+ * threads that answer requests, for replay (replay.h). Returns NULL
  * after printing why delivery is off when it cannot work here and was not
  * explicitly asked for (d is freed), with *fatal set when it was asked
  * for and failed.
  */
 struct delivery *delivery_start(struct delivery *d, const struct cli *cli,
-				struct fs *fs, int fuse_fd, bool *fatal);
+				struct fs *fs, int fuse_fd,
+				struct cpu_pin *pin, bool *fatal);
 
 /*
  * Stops the chain (or frees what delivery_new() opened); a started chain

@@ -6,6 +6,7 @@
  * parse, mount, daemonize, serve, and on SIGINT/SIGTERM/SIGHUP stop the
  * delivery chain while the session still serves it, then unmount.
  */
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -17,6 +18,7 @@
 
 #include "check.h"
 #include "cli.h"
+#include "cpu_pin.h"
 #include "delivery.h"
 #include "log_out.h"
 #include "fs/fs.h"
@@ -29,6 +31,7 @@ struct server {
 	struct fs *fs;
 	struct fuse_session *se;
 	struct delivery *delivery;
+	struct cpu_pin pin;	/* the threads that answer requests */
 	sigset_t stop_signals;
 	pthread_t stopper;
 	pthread_t loop_thread;
@@ -66,6 +69,7 @@ static void raise_fd_limit(void)
 
 /* Workers answering requests at once, at most (libfuse's default). */
 #define SERVE_MAX_WORKERS 10
+static_assert(SERVE_MAX_WORKERS < CPU_PIN_MEMBERS, "a worker left unheld");
 
 /* Only interrupts the loop's wait, so that it sees the session has exited. */
 static void wake_handler(int sig)
@@ -122,7 +126,7 @@ static int serve_session(struct server *s)
 		return 1;
 	}
 	s->delivery = delivery_start(s->delivery, &s->cli, s->fs,
-				     fuse_session_fd(s->se), &fatal);
+				     fuse_session_fd(s->se), &s->pin, &fatal);
 	if (fatal)
 		return 1;
 	if (pthread_create(&s->stopper, NULL, stopper_main, s)) {
@@ -130,10 +134,13 @@ static int serve_session(struct server *s)
 		s->delivery = NULL;
 		return 1;
 	}
-	if (s->cli.singlethread)
+	if (s->cli.singlethread) {
+		cpu_pin_join(&s->pin);
 		ret = fuse_session_loop(s->se);
-	else
-		ret = serve_loop_run(s->se, SERVE_MAX_WORKERS);
+		cpu_pin_leave(&s->pin);
+	} else {
+		ret = serve_loop_run(s->se, SERVE_MAX_WORKERS, &s->pin);
+	}
 	pthread_kill(s->stopper, SIGTERM);
 	pthread_join(s->stopper, NULL);
 	if (ret == SERVE_LOOP_STUCK)
@@ -225,6 +232,8 @@ int main(int argc, char **argv)
 		return ret < 0 ? 1 : 0;
 	}
 	raise_fd_limit();
+	/* Before any thread: the home of every thread a replay holds. */
+	cpu_pin_init(&s.pin);
 	log_out_stderr(s.cli.debug);
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&s.stop_signals);
@@ -233,6 +242,7 @@ int main(int argc, char **argv)
 	sigaddset(&s.stop_signals, SIGHUP);
 	ret = s.cli.check ? check_run(&s.cli) : mount_and_serve(&s);
 	log_out_flush();
+	cpu_pin_destroy(&s.pin);
 	cli_free(&s.cli);
 	return ret;
 }

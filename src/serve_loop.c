@@ -54,6 +54,7 @@ struct worker {
 
 struct serve_loop {
 	struct fuse_session *se;
+	struct cpu_pin *pin;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	struct worker *workers;	/* lock */
@@ -114,6 +115,8 @@ static void *worker_main(void *arg)
 	struct fuse_buf buf = { 0 };
 	int error = 0, n;
 
+	if (w->loop->pin)
+		cpu_pin_join(w->loop->pin);
 	while (!fuse_session_exited(se)) {
 		n = fuse_session_receive_buf(se, &buf);
 		if (n == -EINTR)
@@ -132,6 +135,8 @@ static void *worker_main(void *arg)
 			break;
 	}
 	free(buf.mem);
+	if (w->loop->pin)
+		cpu_pin_leave(w->loop->pin);
 	worker_end(w, error);
 	return NULL;
 }
@@ -266,7 +271,8 @@ static bool stop_workers(struct serve_loop *l)
 	}
 }
 
-int serve_loop_run(struct fuse_session *se, unsigned int max_workers)
+int serve_loop_run(struct fuse_session *se, unsigned int max_workers,
+		   struct cpu_pin *pin)
 {
 	struct serve_loop *l = calloc(1, sizeof(*l));
 	pthread_condattr_t ca;
@@ -275,6 +281,7 @@ int serve_loop_run(struct fuse_session *se, unsigned int max_workers)
 	if (!l)
 		return -ENOMEM;
 	l->se = se;
+	l->pin = pin;
 	l->max_workers = max_workers;
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_condattr_init(&ca);

@@ -27,7 +27,7 @@
 #include "replay_internal.h"
 
 struct replay *replay_new(struct fs *fs, struct event_queue *q,
-			  const char *mountpoint)
+			  const char *mountpoint, struct cpu_pin *pin)
 {
 	struct replay *r = calloc(1, sizeof(*r));
 
@@ -40,6 +40,7 @@ struct replay *replay_new(struct fs *fs, struct event_queue *q,
 	}
 	r->fs = fs;
 	r->queue = q;
+	r->pin = pin;
 	/* Never changed: no system call per replay for a stand-in's owner. */
 	r->uid = getuid();
 	r->gid = getgid();
@@ -137,12 +138,26 @@ static void replay_count(struct replay *r, const struct rn_event *ev,
 	}
 }
 
+/*
+ * A second event in one turn is a backlog: its round trips are worth
+ * holding on one CPU (cpu_pin.c). A lone event is not.
+ */
+static bool hold_backlog(struct replay *r, unsigned long taken)
+{
+	if (taken != 2 || !r->pin)
+		return false;
+	cpu_pin_gather(r->pin);
+	r->stats.held++;
+	return true;
+}
+
 void replay_drained(void *arg)
 {
 	struct replay *r = arg;
 	struct mount_cwd cwd = { .path = r->mountpoint };
 	struct replay_stale stale = { 0 };
-	bool overflowed = false;
+	bool overflowed = false, held = false;
+	unsigned long taken = 0;
 	struct rn_event ev;
 	int ret;
 
@@ -152,6 +167,7 @@ void replay_drained(void *arg)
 	atomic_store(&r->tid, replay_self());
 	/* r is the next holder's once take() says the queue is empty. */
 	while (event_queue_take(r->queue, &ev)) {
+		held |= hold_backlog(r, ++taken);
 		ret = mount_cwd_enter(&cwd);
 		replay_count(r, &ev, ret ? ret : replay_event(r, &ev));
 		replay_stale_move(&stale, &r->stale);
@@ -161,6 +177,8 @@ void replay_drained(void *arg)
 	if (cwd.in)
 		replay_stale_refresh(r, &stale);
 	mount_cwd_leave(&cwd);
+	if (held)
+		cpu_pin_release(r->pin);
 	if (overflowed)
 		overflow_log_flush(event_queue_dropped(r->queue), false);
 }

@@ -15,6 +15,7 @@
 #ifndef RNOTIFY_REPLAY_H
 #define RNOTIFY_REPLAY_H
 
+#include "../cpu_pin.h"
 #include "../fs/fs.h"
 #include "event_queue.h"
 
@@ -22,10 +23,12 @@ struct replay;
 
 /*
  * Prepares replay for the mount at mountpoint, served by fs, consuming
- * events from q. Installs the gate on fs. NULL with errno set on failure.
+ * events from q. A backlog is replayed with the members of pin (the
+ * request workers; may be NULL) held on the replayer's CPU. Installs the
+ * gate on fs. NULL with errno set on failure.
  */
 struct replay *replay_new(struct fs *fs, struct event_queue *q,
-			  const char *mountpoint);
+			  const char *mountpoint, struct cpu_pin *pin);
 
 /*
  * The event pump's sink (event_pump.h), arg r, called by its threads:
@@ -43,6 +46,7 @@ struct replay_stats {
 	unsigned long skipped;	/* about objects the client never saw */
 	unsigned long failed;	/* the VFS operation failed: caches dropped */
 	unsigned long overflows;
+	unsigned long held;	/* backlogs replayed on one CPU */
 };
 
 /*

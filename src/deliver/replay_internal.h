@@ -65,6 +65,7 @@ struct replay_writer {
 struct replay {
 	struct fs *fs;
 	struct event_queue *queue;
+	struct cpu_pin *pin;
 	char *mountpoint;
 	dev_t mount_dev;		/* the mount's, from the first entry */
 	uid_t uid;			/* ours, for stand-in attributes */

@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""
+A backlog of remote changes is replayed with the replayer and the request
+workers held on one CPU (src/cpu_pin.c), and every thread of the server
+is back on the process's CPUs once the backlog is gone.
+
+  backlog.py SERVER
+
+  held     the server is stopped (SIGSTOP) while FILES files are created
+           on BACKING, then continued; once a watcher on MNT has read
+           HELD_AFTER of their CREATEs, the server is stopped again: at
+           least two of its threads (the replayer and a request worker)
+           are on one CPU, the same one, and the others are at home.
+  events   every CREATE arrives once, in the order of the creates, and
+           nothing else before the sentinel.
+  home     then every thread of the server goes back to the CPUs it had
+           at the start (waited for: the last turn ends after the
+           sentinel's CREATE is read).
+
+On a machine with one CPU a held thread and a thread at home look alike:
+only the events are checked.
+"""
+import os
+import signal
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "pylib"))
+import rnfix  # noqa: E402
+from rnfix import IN_CREATE  # noqa: E402
+
+FILES = 3000
+HELD_AFTER = 10
+BOUND = 30	# seconds for any one wait
+
+
+def cpus(pid):
+    """{tid: Cpus_allowed_list} of every thread of pid."""
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                for line in f:
+                    if line.startswith("Cpus_allowed_list:"):
+                        out[int(tid)] = line.split()[1]
+        except OSError:
+            pass	# a worker that just left
+    return out
+
+
+def single(cpu_list):
+    return cpu_list.isdigit()
+
+
+def read_creates(ino, want, names):
+    """Reads until want CREATEs in all (names collects every event)."""
+    while sum(1 for m, _ in names if m & IN_CREATE) < want:
+        evs = ino.read(BOUND)
+        if not evs:
+            return False
+        names.extend((e[1], e[3]) for e in evs)
+    return True
+
+
+def make_backlog(m):
+    """FILES remote creates queued while the server is stopped."""
+    os.kill(m.proc.pid, signal.SIGSTOP)
+    try:
+        for i in range(FILES):
+            os.mknod(m.bpath(f"d/f{i:04d}"))
+    finally:
+        os.kill(m.proc.pid, signal.SIGCONT)
+
+
+def check_held(chk, m, home):
+    os.kill(m.proc.pid, signal.SIGSTOP)
+    try:
+        now = cpus(m.proc.pid)
+    finally:
+        os.kill(m.proc.pid, signal.SIGCONT)
+    ones = [c for c in now.values() if c != home]
+    chk.ok("held", len(ones) >= 2 and len(set(ones)) == 1
+           and single(ones[0]),
+           f"threads' CPUs mid-backlog {now}, home {home}")
+
+
+def first_difference(got, want):
+    for i, (g, w) in enumerate(zip(got, want)):
+        if g != w:
+            return f"event {i}: {rnfix.mask_str(g[0])} {g[1]!r}"
+    return f"{len(got)} events for {len(want)}"
+
+
+def check_home(chk, m, home):
+    """The turn that replayed the sentinel may still be ending."""
+    pid = m.proc.pid
+    ok = rnfix.wait_until(lambda: all(c == home
+                                      for c in cpus(pid).values()), BOUND)
+    chk.ok("home", ok, f"threads' CPUs {BOUND} s after the backlog "
+           f"{cpus(pid)}, home {home}")
+
+
+def main():
+    server = sys.argv[1]
+    chk = rnfix.Checks("stress/backlog")
+    m = rnfix.Mount(server, "backlog")
+    ino = rnfix.Inotify()
+    try:
+        os.mkdir(m.bpath("d"))
+        if not m.start():
+            chk.ok("mounts", False, m.server_log())
+            return chk.exit()
+        home = cpus(m.proc.pid)[m.proc.pid]
+        multi = not single(home)
+        ino.add(m.mpath("d"), IN_CREATE)
+        make_backlog(m)
+        names = []
+        read_creates(ino, HELD_AFTER, names)
+        if multi:
+            check_held(chk, m, home)
+        ok, seen = m.collect(ino, "d", BOUND)
+        names += [(e[1], e[3]) for e in seen]
+        want = [(IN_CREATE, f"f{i:04d}".encode()) for i in range(FILES)]
+        chk.ok("events", ok and names == want,
+               f"sentinel {'read' if ok else 'not read'}; "
+               f"{first_difference(names, want)}")
+        if multi:
+            check_home(chk, m, home)
+        chk.ok("stops", m.stop(), m.server_log())
+    finally:
+        ino.close()
+        m.close()
+    return chk.exit()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
