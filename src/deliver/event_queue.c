@@ -201,16 +201,10 @@ bool event_queue_push(struct event_queue *q, const struct rn_event *ev)
 	return queued;
 }
 
-static void record_take(struct event_queue *q, struct rn_event *ev)
+static void record_copy(const struct queue_record *r, struct rn_event *ev)
 {
-	struct queue_record *r = record_at(q, q->head);
 	const unsigned char *p;
 
-	if (!r->size) {
-		q->used -= q->size - q->head;
-		q->head = 0;
-		r = record_at(q, 0);
-	}
 	memset(ev, 0, sizeof(*ev));
 	ev->kind = r->kind;
 	ev->isdir = r->isdir;
@@ -227,6 +221,26 @@ static void record_take(struct event_queue *q, struct rn_event *ev)
 	memcpy(ev->name, p, r->len + 1);
 	if (r->kind == RN_EV_MOVE)
 		memcpy(ev->name2, p + r->len + 1, r->len2 + 1);
+}
+
+/* The first record, past a wrap mark at the head. */
+static struct queue_record *record_first(struct event_queue *q)
+{
+	struct queue_record *r = record_at(q, q->head);
+
+	return r->size ? r : record_at(q, 0);
+}
+
+static void record_take(struct event_queue *q, struct rn_event *ev)
+{
+	struct queue_record *r = record_at(q, q->head);
+
+	if (!r->size) {
+		q->used -= q->size - q->head;
+		q->head = 0;
+		r = record_at(q, 0);
+	}
+	record_copy(r, ev);
 	q->head = (q->head + r->size) % q->size;
 	q->used -= r->size;
 	q->count--;
@@ -267,6 +281,18 @@ bool event_queue_take(struct event_queue *q, struct rn_event *ev)
 		q->consuming = false;
 		got = false;
 	}
+	pthread_mutex_unlock(&q->lock);
+	return got;
+}
+
+bool event_queue_peek(struct event_queue *q, struct rn_event *ev)
+{
+	bool got;
+
+	pthread_mutex_lock(&q->lock);
+	got = q->count;
+	if (got)
+		record_copy(record_first(q), ev);
 	pthread_mutex_unlock(&q->lock);
 	return got;
 }

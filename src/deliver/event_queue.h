@@ -46,6 +46,12 @@ bool event_queue_claim(struct event_queue *q);
  */
 bool event_queue_take(struct event_queue *q, struct rn_event *ev);
 
+/*
+ * For the role's holder: a copy of the event take() would give next,
+ * without taking it; false if none is queued.
+ */
+bool event_queue_peek(struct event_queue *q, struct rn_event *ev);
+
 /* Events dropped because the queue was full, since creation. */
 size_t event_queue_dropped(struct event_queue *q);
 

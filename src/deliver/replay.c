@@ -94,13 +94,33 @@ void replay_queue_event(void *arg, const struct rn_event *ev)
 	event_queue_push(r->queue, ev);
 }
 
+/*
+ * Is the next event the first write or close of the file ev creates? A
+ * writer's CREATE and CLOSE_WRITE often come as one host event, and are
+ * queued one after the other.
+ */
+static bool next_opens(struct replay *r, const struct rn_event *ev)
+{
+	struct rn_event next;
+
+	if (ev->isdir || !event_queue_peek(r->queue, &next))
+		return false;
+	if (next.kind != RN_EV_MODIFY && next.kind != RN_EV_CLOSE_WRITE)
+		return false;
+	if (rn_id_known(&ev->obj) && rn_id_known(&next.obj) &&
+	    !rn_id_equal(&ev->obj, &next.obj))
+		return false;
+	return rn_id_equal(&ev->dir, &next.dir) &&
+	       !strcmp(ev->name, next.name);
+}
+
 static int replay_event(struct replay *r, const struct rn_event *ev)
 {
 	if (ev->kind != RN_EV_MODIFY)
 		r->last_modified = 0;
 	switch (ev->kind) {
 	case RN_EV_CREATE:
-		return replay_create(r, ev);
+		return replay_create(r, ev, next_opens(r, ev));
 	case RN_EV_DELETE:
 		return replay_delete(r, ev);
 	case RN_EV_MOVE:

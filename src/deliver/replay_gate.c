@@ -64,6 +64,7 @@ static bool is_announced_change(const struct replay_expect *e,
 		return false;
 	switch (q->op) {
 	case FS_GATE_MKNOD:
+	case FS_GATE_CREATE:
 	case FS_GATE_MKDIR:
 	case FS_GATE_SYMLINK:
 	case FS_GATE_UNLINK:

@@ -115,7 +115,11 @@ bool replay_object_stat(struct replay *r, uint64_t parent,
 
 /* replay_ops.c: one function per event kind; 1 replayed, 0 skipped,
  * negative errno on failure. */
-int replay_create(struct replay *r, const struct rn_event *ev);
+/*
+ * opens: the next event is the first MODIFY or CLOSE_WRITE of the file
+ * ev creates (replay.c knows the queue).
+ */
+int replay_create(struct replay *r, const struct rn_event *ev, bool opens);
 int replay_delete(struct replay *r, const struct rn_event *ev);
 int replay_move(struct replay *r, const struct rn_event *ev);
 int replay_modify(struct replay *r, const struct rn_event *ev);

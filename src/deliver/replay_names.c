@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuse_handle.h"
 #include "replay_internal.h"
 
 /*
@@ -44,7 +45,35 @@ static int link_as(struct replay *r, int dfd, struct replay_expect *e,
 	return ret;
 }
 
-static int create_as(struct replay *r, int dfd, struct replay_expect *e)
+/*
+ * A file whose writer's first MODIFY or CLOSE_WRITE comes next: created
+ * by an open (one FUSE_CREATE where mknod and then the writer's open are
+ * two requests), kept as that writer's file (replay_writers.c). Watchers
+ * see CREATE then OPEN, as from the two.
+ */
+static int create_open(struct replay *r, int dfd, struct replay_expect *e)
+{
+	uint64_t node;
+	uint32_t gen;
+	int fd;
+
+	e->op = FS_GATE_CREATE;
+	replay_expect_set(r, e);
+	fd = openat(dfd, e->name,
+		    O_CREAT | O_EXCL | O_WRONLY | O_NONBLOCK | O_CLOEXEC,
+		    e->st.st_mode & 07777);
+	replay_expect_clear(r);
+	if (fd < 0)
+		return -errno;
+	/* Its own fd: a handle encoded from it cannot fail but by a bug. */
+	if (fuse_handle_node(fd, &node, &gen))
+		node = 0;
+	replay_writer_hold(r, node, fd);
+	return 1;
+}
+
+static int create_as(struct replay *r, int dfd, struct replay_expect *e,
+		     bool opens)
 {
 	struct rn_id id = { .dev = e->st.st_dev, .ino = e->st.st_ino };
 	struct replay_node known;
@@ -63,6 +92,8 @@ static int create_as(struct replay *r, int dfd, struct replay_expect *e)
 		if (ret != -ESTALE)
 			return ret;
 	}
+	if (opens && S_ISREG(e->st.st_mode))
+		return create_open(r, dfd, e);
 	if (S_ISDIR(e->st.st_mode))
 		e->op = FS_GATE_MKDIR;
 	else if (S_ISLNK(e->st.st_mode))
@@ -101,7 +132,7 @@ static void settle_name(struct replay *r, uint64_t parent, const char *name)
 }
 
 static int create_in(struct replay *r, const struct replay_node *dir,
-		     const struct rn_event *ev, const char *name)
+		     const struct rn_event *ev, const char *name, bool opens)
 {
 	struct replay_expect e = { .name_lookup_err = ENOENT };
 	struct replay_node shown;
@@ -116,7 +147,7 @@ static int create_in(struct replay *r, const struct replay_node *dir,
 	e.parent = dir->id;
 	strcpy(e.name, name);
 	replay_object_stat(r, dir->id, ev, name, &e.st);
-	ret = create_as(r, dfd, &e);
+	ret = create_as(r, dfd, &e, opens);
 	close(dfd);
 	if (ret > 0)
 		replay_stale_add(&r->stale, dir);
@@ -124,13 +155,13 @@ static int create_in(struct replay *r, const struct replay_node *dir,
 	return ret;
 }
 
-int replay_create(struct replay *r, const struct rn_event *ev)
+int replay_create(struct replay *r, const struct rn_event *ev, bool opens)
 {
 	struct replay_node dir;
 
 	if (!replay_known_node(r, &ev->dir, &dir))
 		return 0;
-	return create_in(r, &dir, ev, ev->name);
+	return create_in(r, &dir, ev, ev->name, opens);
 }
 
 static int delete_in(struct replay *r, const struct replay_node *dir,
@@ -241,7 +272,7 @@ int replay_move(struct replay *r, const struct rn_event *ev)
 	if (has_from && has_to)
 		return rename_between(r, &from, &to, ev);
 	if (has_to)
-		return create_in(r, &to, ev, ev->name2);
+		return create_in(r, &to, ev, ev->name2, false);
 	if (has_from)
 		return delete_in(r, &from, ev, ev->name);
 	return 0;

@@ -39,8 +39,6 @@
 #include "name_check.h"
 #include "names_shown.h"
 
-#define FS_NO_FILE (-1)
-
 static int open_node(struct fs_inode *in, int flags)
 {
 	char path[64];
@@ -137,17 +135,45 @@ static int create_backing(fuse_req_t req, struct fs_inode *dir,
 	return fd;
 }
 
+/* A replayed create that opens is answered, not done. */
+static bool create_answered(fuse_req_t req, fuse_ino_t parent,
+			    const char *name, struct fuse_file_info *fi)
+{
+	struct fs_gate_query q = { .op = FS_GATE_CREATE, .parent = parent,
+				   .name = name };
+	struct fs *fs = fs_of(req);
+	struct fs_gate_answer a;
+	struct fs_inode *dir;
+	int err;
+
+	fs_gate_ask(fs, req, &q, &a);
+	if (a.verdict == FS_GATE_PASS)
+		return false;
+	dir = fs_inode_get(fs, parent);
+	err = a.verdict == FS_GATE_ERR ? a.err :
+	      dir ? -fs_name_check(name, false) : ESTALE;
+	if (err)
+		fuse_reply_err(req, err);
+	else
+		fs_answer_create_open(req, dir, name, &a.st, fi);
+	fs_inode_put(fs, dir);
+	return true;
+}
+
 void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		  mode_t mode, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
-	struct fs_inode *dir = fs_inode_get(fs, parent), *child;
+	struct fs_inode *dir, *child;
 	struct fuse_entry_param e;
 	struct stat st;
-	int fd = dir ? create_backing(req, dir, name, mode, fi->flags) :
-		       -ESTALE;
-	int err = fd < 0 ? fd : fs_entry_learn(fs, dir, name, &child, &st);
+	int fd, err;
 
+	if (create_answered(req, parent, name, fi))
+		return;
+	dir = fs_inode_get(fs, parent);
+	fd = dir ? create_backing(req, dir, name, mode, fi->flags) : -ESTALE;
+	err = fd < 0 ? fd : fs_entry_learn(fs, dir, name, &child, &st);
 	if (err) {
 		if (fd >= 0)
 			close(fd);

@@ -39,6 +39,7 @@ enum fs_gate_op {
 	FS_GATE_SETATTR,	/* nodeid (any setattr) */
 	FS_GATE_OPEN,		/* nodeid */
 	FS_GATE_WRITE,		/* nodeid */
+	FS_GATE_CREATE,		/* parent, name (an open that creates) */
 };
 
 struct fs_gate_query {
@@ -65,6 +66,8 @@ enum fs_gate_verdict {
 	 * (parent, name) if it exists, has the file type of answer.st and
 	 * (when answer.st.st_ino is not 0) that inode number; else a ghost
 	 * built from answer.st (st_ino 0: a fresh ghost of its own).
+	 * CREATE: the same entry, opened with no backing file and direct_io,
+	 * as for OPEN_DIRECT below.
 	 * LINK: reply with an entry for node id under (parent, name); the
 	 * backing store is not touched.
 	 * UNLINK, RMDIR, RENAME: reply success and update what the client has

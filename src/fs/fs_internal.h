@@ -80,6 +80,12 @@ void fs_answer_lookup(fuse_req_t req, struct fs_inode *dir, const char *name,
 		      const struct stat *st);
 void fs_answer_create(fuse_req_t req, struct fs_inode *dir, const char *name,
 		      const struct stat *st);
+void fs_answer_create_open(fuse_req_t req, struct fs_inode *dir,
+			   const char *name, const struct stat *st,
+			   struct fuse_file_info *fi);
+
+/* An open file with no backing file behind it (a replay's). */
+#define FS_NO_FILE (-1)
 
 /* The ops, one per FUSE request, named after it. */
 void fs_op_init(void *userdata, struct fuse_conn_info *conn);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Entries the gate answers (FS_GATE_ANSWER on LOOKUP, MKNOD, MKDIR,
- * SYMLINK): the client is shown the namespace as the replay needs it,
+ * SYMLINK, CREATE): the client is shown the namespace as the replay needs it,
  * not as the backing store is now. When the backing object is already
  * gone, the entry is a ghost: an inode with no fd that answers GETATTR
  * from the attributes it was born with and everything else with ESTALE.
@@ -36,23 +36,62 @@ static struct fs_inode *answer_real(struct fs *fs, struct fs_inode *dir,
 	return child;
 }
 
+/* What a replayed create shows: the live object, else a ghost. */
+static struct fs_inode *answer_new(struct fs *fs, struct fs_inode *dir,
+				   const char *name, const struct stat *want,
+				   struct stat *st)
+{
+	struct fs_inode *child = answer_real(fs, dir, name, want, st);
+
+	if (!child) {
+		*st = *want;
+		child = fs_table_ghost(&fs->table, want);
+	}
+	return child;
+}
+
 void fs_answer_create(fuse_req_t req, struct fs_inode *dir, const char *name,
 		      const struct stat *want)
 {
 	struct fs *fs = fs_of(req);
-	struct fs_inode *child;
 	struct stat st;
+	struct fs_inode *child = answer_new(fs, dir, name, want, &st);
 
-	child = answer_real(fs, dir, name, want, &st);
-	if (!child) {
-		st = *want;
-		child = fs_table_ghost(&fs->table, want);
-	}
 	if (!child) {
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
 	fs_reply_entry(req, dir, name, child, &st);
+}
+
+/*
+ * A replayed create that opens: the entry as above, and an open file with
+ * no backing file, written through with direct_io so that the gate sees
+ * the replay's writes, as an OPEN_DIRECT open.
+ */
+void fs_answer_create_open(fuse_req_t req, struct fs_inode *dir,
+			   const char *name, const struct stat *want,
+			   struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+	struct fuse_entry_param e;
+	struct stat st;
+	struct fs_inode *child = answer_new(fs, dir, name, want, &st);
+
+	if (!child) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	fs_names_show(&fs->table, dir->nodeid, name, child->nodeid);
+	fs_entry_param(fs, child, &st, &e);
+	fi->fh = FS_NO_FILE;
+	fi->direct_io = 1;
+	fi->noflush = 1;
+	fs_inode_get(fs, child->nodeid);	/* the open file's */
+	if (fuse_reply_create(req, &e, fi)) {
+		fs_inode_put(fs, child);
+		fs_table_forget(&fs->table, child->nodeid, 1);
+	}
 }
 
 /*

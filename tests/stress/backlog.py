@@ -16,6 +16,14 @@ is back on the process's CPUs once the backlog is gone.
   home     then every thread of the server goes back to the CPUs it had
            at the start (waited for: the last turn ends after the
            sentinel's CREATE is read).
+  written  with the server stopped, WRITTEN files are created, written
+           and closed, and WRITTEN more created and closed empty: each
+           one's CREATE and first MODIFY or CLOSE_WRITE are queued one
+           after the other, so the replay creates it by an open that it
+           keeps for the writer. A watcher gets, file after file, exactly
+           CREATE, OPEN, MODIFY, CLOSE_WRITE (CREATE, OPEN, CLOSE_WRITE
+           for an empty one), as from a local writer, and every file reads
+           back through the mount as written.
 
 On a machine with one CPU a held thread and a thread at home look alike:
 only the events are checked.
@@ -26,9 +34,11 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "pylib"))
 import rnfix  # noqa: E402
-from rnfix import IN_CREATE  # noqa: E402
+from rnfix import (IN_CLOSE_WRITE, IN_CREATE, IN_MODIFY,  # noqa: E402
+                   IN_OPEN)
 
 FILES = 3000
+WRITTEN = 200
 HELD_AFTER = 10
 BOUND = 30	# seconds for any one wait
 
@@ -99,6 +109,55 @@ def check_home(chk, m, home):
            f"{cpus(pid)}, home {home}")
 
 
+def write_files(m):
+    """WRITTEN written and WRITTEN empty files, made while stopped."""
+    os.kill(m.proc.pid, signal.SIGSTOP)
+    try:
+        for i in range(WRITTEN):
+            with open(m.bpath(f"w/full{i:03d}"), "wb") as f:
+                f.write(f"content {i}\n".encode())
+            os.close(os.open(m.bpath(f"w/empty{i:03d}"),
+                             os.O_CREAT | os.O_WRONLY, 0o644))
+    finally:
+        os.kill(m.proc.pid, signal.SIGCONT)
+
+
+def written_events():
+    want = []
+    for i in range(WRITTEN):
+        full, empty = f"full{i:03d}".encode(), f"empty{i:03d}".encode()
+        want += [(IN_CREATE, full), (IN_OPEN, full), (IN_MODIFY, full),
+                 (IN_CLOSE_WRITE, full)]
+        want += [(IN_CREATE, empty), (IN_OPEN, empty),
+                 (IN_CLOSE_WRITE, empty)]
+    return want
+
+
+def check_written(chk, m):
+    ino = rnfix.Inotify()
+    try:
+        os.mkdir(m.bpath("w"))
+        m.sync()
+        ino.add(m.mpath("w"), IN_CREATE | IN_OPEN | IN_MODIFY |
+                IN_CLOSE_WRITE)
+        write_files(m)
+        ok, seen = m.collect(ino, "w", BOUND)
+    finally:
+        ino.close()
+    got = [(e[1], e[3]) for e in seen]
+    chk.ok("written_events", ok and got == written_events(),
+           f"sentinel {'read' if ok else 'not read'}; "
+           f"{first_difference(got, written_events())}")
+    bad = []
+    for i in range(WRITTEN):
+        with open(m.mpath(f"w/full{i:03d}"), "rb") as f:
+            if f.read() != f"content {i}\n".encode():
+                bad.append(i)
+        if os.stat(m.mpath(f"w/empty{i:03d}")).st_size:
+            bad.append(i)
+    chk.ok("written_contents", not bad, f"files read wrong: {bad[:10]}")
+
+
 def main():
     server = sys.argv[1]
     chk = rnfix.Checks("stress/backlog")
@@ -125,6 +184,7 @@ def main():
                f"{first_difference(names, want)}")
         if multi:
             check_home(chk, m, home)
+        check_written(chk, m)
         chk.ok("stops", m.stop(), m.server_log())
     finally:
         ino.close()

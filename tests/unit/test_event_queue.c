@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The delivery queue: order, overflow marking, the consumer's role,
- * compact records.
+ * compact records, a look at the next event.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -137,6 +137,33 @@ static void test_compact(void)
 	event_queue_free(q);
 }
 
+/* peek() shows what take() gives next, past a wrap mark, and takes nothing. */
+static void test_peek(void)
+{
+	struct event_queue *q = event_queue_new(4);
+	struct rn_event ev, seen, next;
+	bool ok = true;
+	int round;
+
+	CHECK("peek at an empty queue gives nothing", !event_queue_peek(q, &ev));
+	/* One event always held, so the head passes the end of the ring. */
+	ev = longest(RN_EV_MOVE, 0);
+	event_queue_push(q, &ev);
+	for (round = 1; round < 40 && ok; round++) {
+		ev = round % 2 ? named(RN_EV_CLOSE_WRITE, round) :
+				 longest(RN_EV_MOVE, round);
+		ok = event_queue_push(q, &ev) && event_queue_peek(q, &seen) &&
+		     event_queue_peek(q, &seen) && take(q, &next) &&
+		     !memcmp(&seen, &next, sizeof(seen));
+	}
+	CHECK("peek shows the next event, twice, across wrap-around", ok);
+	CHECK("peek takes nothing",
+	      event_queue_peek(q, &seen) && take(q, &next) &&
+	      !memcmp(&seen, &next, sizeof(seen)) &&
+	      !event_queue_peek(q, &seen));
+	event_queue_free(q);
+}
+
 static void test_role(void)
 {
 	struct event_queue *q = event_queue_new(2);
@@ -222,6 +249,7 @@ int main(void)
 	test_order();
 	test_overflow();
 	test_compact();
+	test_peek();
 	test_role();
 	test_threads();
 	CHECK("queue refuses a capacity below 2", !event_queue_new(1));
