@@ -212,6 +212,27 @@ def run_writer(i, root, args, tmp, remote):
         f.write(" ".join(f"{k}={v}" for k, v in sorted(wr.counts.items())))
 
 
+QUEUE_KNOB = "/proc/sys/fs/inotify/max_queued_events"
+READER_QUEUE = 1 << 21
+
+
+def reader_inotify():
+    """An inotify fd whose queue holds READER_QUEUE events. The reader, a
+    Python loop, reads more slowly than the replay delivers a backlog: at
+    the default 16,384 a 1M-op run read IN_Q_OVERFLOW, which hid whatever
+    the server might have lost. The kernel reads the limit once, at
+    inotify_init, so it is raised around that call only."""
+    with open(QUEUE_KNOB) as f:
+        old = f.read().strip()
+    try:
+        with open(QUEUE_KNOB, "w") as f:
+            f.write(str(READER_QUEUE))
+        return rnfix.Inotify()
+    finally:
+        with open(QUEUE_KNOB, "w") as f:
+            f.write(old)
+
+
 class Reader:
     """The watcher: every directory of the mount, events to files."""
 
@@ -219,7 +240,7 @@ class Reader:
         self.mnt = os.fsencode(mnt)
         self.tmp = tmp
         self.idle = idle
-        self.ino = rnfix.Inotify()
+        self.ino = reader_inotify()
         self.static = set()
         self.out = {}
         self.stats = collections.Counter()
