@@ -10,7 +10,7 @@
 #include <sched.h>
 #include <sys/types.h>
 
-/* Members at most: the request loop's workers, and one spare. */
+/* Members at most: more than the request loop's workers (main.c checks). */
 #define CPU_PIN_MEMBERS 16
 
 struct cpu_pin {

@@ -65,6 +65,29 @@ void fs_reply_entry(fuse_req_t req, struct fs_inode *dir, const char *name,
 }
 
 /*
+ * As fs_reply_entry(), for an entry opened as fi (fh and flags set by the
+ * caller): the open file takes a reference of its own. False if the
+ * reply was not delivered: both references are dropped, and the caller
+ * closes what fi->fh holds.
+ */
+bool fs_reply_create(fuse_req_t req, struct fs_inode *dir, const char *name,
+		     struct fs_inode *child, const struct stat *st,
+		     struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+	struct fuse_entry_param e;
+
+	fs_names_show(&fs->table, dir->nodeid, name, child->nodeid);
+	fs_entry_param(fs, child, st, &e);
+	fs_inode_get(fs, child->nodeid);	/* the open file's */
+	if (!fuse_reply_create(req, &e, fi))
+		return true;
+	fs_inode_put(fs, child);
+	fs_table_forget(&fs->table, child->nodeid, 1);
+	return false;
+}
+
+/*
  * The server runs as root: a new object must belong to the caller, with
  * the directory's group when the directory is set-group-ID (the kernel
  * already gave it that group).

@@ -165,7 +165,6 @@ void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 {
 	struct fs *fs = fs_of(req);
 	struct fs_inode *dir, *child;
-	struct fuse_entry_param e;
 	struct stat st;
 	int fd, err;
 
@@ -181,16 +180,10 @@ void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		fs_inode_put(fs, dir);
 		return;
 	}
-	fs_names_show(&fs->table, parent, name, child->nodeid);
-	fs_entry_param(fs, child, &st, &e);
 	fi->fh = fd;
 	fi->noflush = close_does_nothing(fd);
-	fs_inode_get(fs, child->nodeid);	/* the open file's */
-	if (fuse_reply_create(req, &e, fi)) {
+	if (!fs_reply_create(req, dir, name, child, &st, fi))
 		close(fd);
-		fs_inode_put(fs, child);
-		fs_table_forget(&fs->table, child->nodeid, 1);
-	}
 	fs_inode_put(fs, dir);
 }
 

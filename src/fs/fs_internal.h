@@ -70,6 +70,9 @@ int fs_entry_learn(struct fs *fs, struct fs_inode *dir, const char *name,
 		   struct fs_inode **child, struct stat *st);
 void fs_reply_entry(fuse_req_t req, struct fs_inode *dir, const char *name,
 		    struct fs_inode *child, const struct stat *st);
+bool fs_reply_create(fuse_req_t req, struct fs_inode *dir, const char *name,
+		     struct fs_inode *child, const struct stat *st,
+		     struct fuse_file_info *fi);
 void fs_entry_param(struct fs *fs, struct fs_inode *child,
 		    const struct stat *st, struct fuse_entry_param *e);
 void fs_own_new(fuse_req_t req, struct fs_inode *dir, const char *name);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Entries the gate answers (FS_GATE_ANSWER on LOOKUP, MKNOD, MKDIR,
- * SYMLINK, CREATE): the client is shown the namespace as the replay needs it,
- * not as the backing store is now. When the backing object is already
+ * SYMLINK, CREATE): the client is shown the namespace as the replay needs
+ * it, not as the backing store is now. When the backing object is already
  * gone, the entry is a ghost: an inode with no fd that answers GETATTR
  * from the attributes it was born with and everything else with ESTALE.
  */
@@ -73,25 +73,17 @@ void fs_answer_create_open(fuse_req_t req, struct fs_inode *dir,
 			   const char *name, const struct stat *want,
 			   struct fuse_file_info *fi)
 {
-	struct fs *fs = fs_of(req);
-	struct fuse_entry_param e;
 	struct stat st;
-	struct fs_inode *child = answer_new(fs, dir, name, want, &st);
+	struct fs_inode *child = answer_new(fs_of(req), dir, name, want, &st);
 
 	if (!child) {
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	fs_names_show(&fs->table, dir->nodeid, name, child->nodeid);
-	fs_entry_param(fs, child, &st, &e);
 	fi->fh = FS_NO_FILE;
 	fi->direct_io = 1;
 	fi->noflush = 1;
-	fs_inode_get(fs, child->nodeid);	/* the open file's */
-	if (fuse_reply_create(req, &e, fi)) {
-		fs_inode_put(fs, child);
-		fs_table_forget(&fs->table, child->nodeid, 1);
-	}
+	fs_reply_create(req, dir, name, child, &st, fi);
 }
 
 /*
