@@ -113,6 +113,13 @@ static int protocol_backend(struct delivery *d, const struct cli *cli,
 	d->send = proto_send_new(&pc);
 	if (!d->send)
 		return -1;
+	/*
+	 * proto_events.c names a created or deleted object by its directory
+	 * and name, and wants a deleted object's id: the kernel may still
+	 * hold it (open, or watched).
+	 */
+	watch_objects(d->watch, RN_EV_BIT(RN_EV_CREATE) |
+		      RN_EV_BIT(RN_EV_DELETE), true);
 	*sink = (struct event_sink){
 		.event = proto_send_event,
 		.drained = proto_send_drained,

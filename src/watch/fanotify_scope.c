@@ -7,7 +7,7 @@
  * (dev, ino) or the top of the mount is met. The walk compares identities,
  * not path strings, so a name with a newline, a " (deleted)" suffix from
  * /proc or a bind mount elsewhere cannot fool it, and it never follows a
- * symlink (".." is never one). Answers are cached by handle (dir_cache),
+ * symlink (".." is never one). Answers are cached by handle (handle_cache),
  * negative ones too. A directory renamed into or out of the export
  * invalidates the cache (the caller clears it).
  *
@@ -76,7 +76,7 @@ int fan_scope_init(struct fan_scope *s, const struct watch_config *cfg)
 			     O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (s->mount_fd < 0)
 		return -1;
-	s->cache = dir_cache_new(FAN_SCOPE_CACHE);
+	s->cache = handle_cache_new(FAN_SCOPE_CACHE);
 	if (!s->cache) {
 		close(s->mount_fd);
 		errno = ENOMEM;
@@ -87,8 +87,10 @@ int fan_scope_init(struct fan_scope *s, const struct watch_config *cfg)
 
 void fan_scope_fini(struct fan_scope *s)
 {
-	dir_cache_free(s->cache);
+	handle_cache_free(s->cache);
+	handle_cache_free(s->objs);
 	s->cache = NULL;
+	s->objs = NULL;
 	if (s->mount_fd >= 0)
 		close(s->mount_fd);
 	s->mount_fd = -1;
@@ -145,8 +147,8 @@ bool fan_scope_dir(struct fan_scope *s, const struct fan_fid *fid,
 
 	if (!fid->present)
 		return false;
-	if (dir_cache_get(s->cache, fid->type, fid->handle, fid->len, id,
-			  &inside))
+	if (handle_cache_get(s->cache, fid->type, fid->handle, fid->len, id,
+			     &inside))
 		return inside;
 	fd = fan_scope_open(s, fid);
 	if (fd >= 0) {
@@ -162,23 +164,36 @@ bool fan_scope_dir(struct fan_scope *s, const struct fan_fid *fid,
 	} else {
 		return false;	/* gone and unknown: nothing to cache */
 	}
-	dir_cache_put(s->cache, fid->type, fid->handle, fid->len, id, inside);
+	handle_cache_put(s->cache, fid->type, fid->handle, fid->len, id, inside);
 	return inside;
 }
 
 bool fan_scope_obj(struct fan_scope *s, const struct fan_fid *fid,
 		   struct rn_id *id)
 {
-	int fd;
 	bool ok;
+	int fd;
 
 	if (!fid->present)
 		return false;
+	if (s->objs && handle_cache_get(s->objs, fid->type, fid->handle,
+					fid->len, id, &ok))
+		return true;
 	fd = fan_scope_open(s, fid);
 	if (fd < 0)
 		return false;
 	ok = watch_fd_id(fd, id) == 0;
 	close(fd);
 	id->gen = rn_handle_gen(fid->type, fid->handle, fid->len);
+	if (ok && s->objs)
+		handle_cache_put(s->objs, fid->type, fid->handle, fid->len,
+				 id, true);
 	return ok;
+}
+
+bool fan_scope_cache_objs(struct fan_scope *s)
+{
+	if (!s->objs)
+		s->objs = handle_cache_new(FAN_SCOPE_CACHE);
+	return s->objs;
 }

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "dir_cache.h"
+#include "handle_cache.h"
 #include "fanotify_decode.h"
 #include "watch.h"
 
@@ -17,7 +17,8 @@ struct fan_scope {
 	int root_fd;		/* the export root, O_PATH (not owned) */
 	int mount_fd;		/* the same opened for reading: owned */
 	struct rn_id root;
-	struct dir_cache *cache;
+	struct handle_cache *cache;	/* directories */
+	struct handle_cache *objs;	/* other objects; NULL: not cached */
 	watch_resolve_fn resolve;
 	void *resolve_arg;
 };
@@ -29,8 +30,16 @@ void fan_scope_fini(struct fan_scope *s);
 bool fan_scope_dir(struct fan_scope *s, const struct fan_fid *fid,
 		   struct rn_id *id);
 
-/* Host id of any object's handle; false if it cannot be decoded. */
+/*
+ * Host id of any object's handle; false if it cannot be decoded. With a
+ * cache of objects, a handle seen before is not decoded again: a handle
+ * names one object for the life of the file system, and the id is made
+ * of that object's (st_dev, st_ino) and the handle's own generation.
+ */
 bool fan_scope_obj(struct fan_scope *s, const struct fan_fid *fid,
 		   struct rn_id *id);
+
+/* Keeps a cache of objects from now on; false if out of memory. */
+bool fan_scope_cache_objs(struct fan_scope *s);
 
 #endif

@@ -49,6 +49,7 @@ struct fan_watch {
 	pid_t pid;		/* getpid() at open */
 	pid_t pid_now;		/* getpid() at this read */
 	struct fan_scope scope;
+	unsigned int obj_skip;	/* kinds whose object id nobody reads */
 	watch_emit_fn emit;
 	void *arg;
 	int emitted;
@@ -104,6 +105,41 @@ int fan_watch_fd(const struct fan_watch *w)
 	return w->fd;
 }
 
+/* Out of memory for the cache, each handle is still opened: no harm. */
+void fan_watch_objects(struct fan_watch *w, unsigned int skip_kinds,
+		       bool cached)
+{
+	w->obj_skip = skip_kinds;
+	if (cached)
+		fan_scope_cache_objs(&w->scope);
+}
+
+/* The kinds of event a non-rename record becomes. */
+static unsigned int fan_kinds(uint64_t mask)
+{
+	unsigned int k = 0;
+
+	if (mask & FAN_CREATE)
+		k |= RN_EV_BIT(RN_EV_CREATE);
+	if (mask & FAN_MODIFY)
+		k |= RN_EV_BIT(RN_EV_MODIFY);
+	if (mask & FAN_ATTRIB)
+		k |= RN_EV_BIT(RN_EV_ATTRIB);
+	if (mask & FAN_CLOSE_WRITE)
+		k |= RN_EV_BIT(RN_EV_CLOSE_WRITE);
+	if (mask & FAN_DELETE)
+		k |= RN_EV_BIT(RN_EV_DELETE);
+	return k;
+}
+
+/* The object's id, if an event of these kinds is to carry it. */
+static void fan_obj(struct fan_watch *w, unsigned int kinds,
+		    const struct fan_fid *fid, struct rn_id *obj)
+{
+	if (kinds & ~w->obj_skip)
+		fan_scope_obj(&w->scope, fid, obj);
+}
+
 static void fan_emit(struct fan_watch *w, struct rn_event *ev,
 		     enum rn_event_kind kind)
 {
@@ -123,13 +159,16 @@ static void fan_name_copy(char *dst, const char *name)
 static void fan_rename(struct fan_watch *w, const struct fan_record *rec,
 		       struct rn_event *ev)
 {
+	enum rn_event_kind kind;
 	bool from, to;
 
 	from = fan_scope_dir(&w->scope, &rec->old, &ev->dir);
 	to = fan_scope_dir(&w->scope, &rec->new, &ev->dir2);
 	if (!rec->old.name || !rec->new.name)
 		return;
-	fan_scope_obj(&w->scope, &rec->fid, &ev->obj);
+	kind = from && to ? RN_EV_MOVE : from ? RN_EV_DELETE : RN_EV_CREATE;
+	if (from || to)
+		fan_obj(w, RN_EV_BIT(kind), &rec->fid, &ev->obj);
 	fan_name_copy(ev->name, rec->old.name);
 	fan_name_copy(ev->name2, rec->new.name);
 	if (from && to) {
@@ -147,7 +186,7 @@ static void fan_rename(struct fan_watch *w, const struct fan_record *rec,
 	}
 	/* Everything below a moved directory may have changed sides. */
 	if (ev->isdir)
-		dir_cache_clear(w->scope.cache);
+		handle_cache_clear(w->scope.cache);
 }
 
 /*
@@ -175,7 +214,7 @@ static bool fan_place(struct fan_watch *w, const struct fan_record *rec,
 	}
 	ev->dir = dir;
 	fan_name_copy(ev->name, rec->dfid.name);
-	fan_scope_obj(&w->scope, &rec->fid, &ev->obj);
+	fan_obj(w, fan_kinds(rec->mask), &rec->fid, &ev->obj);
 	return true;
 }
 

@@ -124,6 +124,12 @@ int watch_read(struct watch *w, watch_emit_fn emit, void *arg)
 	return ino_watch_read(w->ino, emit, arg);
 }
 
+void watch_objects(struct watch *w, unsigned int skip_kinds, bool cached)
+{
+	if (w->fan)
+		fan_watch_objects(w->fan, skip_kinds, cached);
+}
+
 void watch_own_change(struct watch *w, const struct rn_id *id,
 		      const char *name, unsigned int kinds, bool ended)
 {

@@ -63,6 +63,17 @@ int watch_read(struct watch *w, watch_emit_fn emit, void *arg);
  * (RN_EV_BIT()s); host events it causes are not reported (own_expect.h).
  * fanotify ignores this: it filters by pid.
  */
+/*
+ * Which object ids the consumer reads. skip_kinds (RN_EV_BIT()s): kinds of
+ * event whose object id it never reads, so none is looked for. cached:
+ * ids may come from a cache of handles seen before, so an object deleted
+ * since the last look still gets its id; uncached (the default), every
+ * handle is opened and an object already gone has no id, which replay
+ * relies on. fanotify only: inotify's own-change filter needs every id.
+ * Called before the first watch_read().
+ */
+void watch_objects(struct watch *w, unsigned int skip_kinds, bool cached);
+
 void watch_own_change(struct watch *w, const struct rn_id *id,
 		      const char *name, unsigned int kinds, bool ended);
 

@@ -3,7 +3,7 @@
  * The pure fanotify and inotify parsers on synthetic buffers: every valid
  * record type, then each kind of corruption. Every buffer is copied into
  * an exact-size heap block, so under ASan a read past its end fails the
- * run. Also the expectation ring and the directory handle cache.
+ * run. Also the expectation ring and the file handle cache.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -12,7 +12,7 @@
 #include <sys/inotify.h>
 #include <linux/fanotify.h>
 
-#include "../../src/watch/dir_cache.h"
+#include "../../src/watch/handle_cache.h"
 #include "../../src/watch/fanotify_decode.h"
 #include "../../src/watch/inotify_decode.h"
 #include "../../src/watch/own_expect.h"
@@ -415,29 +415,29 @@ static void test_expect(void)
 
 static void test_cache(void)
 {
-	struct dir_cache *c = dir_cache_new(16);
+	struct handle_cache *c = handle_cache_new(16);
 	unsigned char h[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
 	struct rn_id id = { .dev = 3, .ino = 4, .gen = 5 }, got;
 	bool inside = false;
 	unsigned int i, hits = 0;
 
-	dir_cache_put(c, 1, h, 8, &id, true);
-	CHECK("cache hit", dir_cache_get(c, 1, h, 8, &got, &inside) &&
+	handle_cache_put(c, 1, h, 8, &id, true);
+	CHECK("cache hit", handle_cache_get(c, 1, h, 8, &got, &inside) &&
 	      inside && rn_id_equal(&got, &id));
 	CHECK("cache type is part of the key",
-	      !dir_cache_get(c, 2, h, 8, &got, &inside));
+	      !handle_cache_get(c, 2, h, 8, &got, &inside));
 	for (i = 0; i < 100; i++) {
 		h[0] = (unsigned char)i;
-		dir_cache_put(c, 1, h, 8, &id, false);
+		handle_cache_put(c, 1, h, 8, &id, false);
 	}
 	for (i = 0; i < 100; i++) {
 		h[0] = (unsigned char)i;
-		hits += dir_cache_get(c, 1, h, 8, &got, &inside);
+		hits += handle_cache_get(c, 1, h, 8, &got, &inside);
 	}
 	CHECK("cache bounded (cleared when full)", hits > 0 && hits < 100);
-	dir_cache_clear(c);
-	CHECK("cache clear", !dir_cache_get(c, 1, h, 8, &got, &inside));
-	dir_cache_free(c);
+	handle_cache_clear(c);
+	CHECK("cache clear", !handle_cache_get(c, 1, h, 8, &got, &inside));
+	handle_cache_free(c);
 }
 
 int main(void)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Open-addressing hash table of directory handles. Invariants: the table
+ * Open-addressing hash table of file handles. Invariants: the table
  * is never more than 3/4 full (a put into a fuller table clears it first),
  * so a probe always meets an empty slot; entries are never removed one by
  * one, so no tombstones are needed. Owned and used by one thread.
@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "../fnv.h"
-#include "dir_cache.h"
+#include "handle_cache.h"
 #include "fanotify_decode.h"
 
-struct dir_entry {
+struct handle_entry {
 	bool used;
 	bool inside;
 	int type;
@@ -22,15 +22,15 @@ struct dir_entry {
 	struct rn_id id;
 };
 
-struct dir_cache {
+struct handle_cache {
 	size_t cap;	/* a power of two */
 	size_t used;
-	struct dir_entry *e;
+	struct handle_entry *e;
 };
 
-struct dir_cache *dir_cache_new(size_t capacity)
+struct handle_cache *handle_cache_new(size_t capacity)
 {
-	struct dir_cache *c = calloc(1, sizeof(*c));
+	struct handle_cache *c = calloc(1, sizeof(*c));
 	size_t cap = 16;
 
 	while (cap < capacity)
@@ -46,7 +46,7 @@ struct dir_cache *dir_cache_new(size_t capacity)
 	return c;
 }
 
-void dir_cache_free(struct dir_cache *c)
+void handle_cache_free(struct handle_cache *c)
 {
 	if (!c)
 		return;
@@ -55,18 +55,19 @@ void dir_cache_free(struct dir_cache *c)
 }
 
 /* FNV-1a over the type and the bytes. */
-static size_t dir_cache_hash(int type, const unsigned char *h, size_t len)
+static size_t handle_cache_hash(int type, const unsigned char *h, size_t len)
 {
 	uint64_t x = fnv1a64((uint32_t)type, h, len);
 
 	return (size_t)(x ^ (x >> 29));
 }
 
-static struct dir_entry *dir_cache_slot(const struct dir_cache *c, int type,
-					const void *h, size_t len)
+static struct handle_entry *handle_cache_slot(const struct handle_cache *c,
+					      int type, const void *h,
+					      size_t len)
 {
-	size_t i = dir_cache_hash(type, h, len) & (c->cap - 1);
-	struct dir_entry *e;
+	size_t i = handle_cache_hash(type, h, len) & (c->cap - 1);
+	struct handle_entry *e;
 
 	for (;; i = (i + 1) & (c->cap - 1)) {
 		e = &c->e[i];
@@ -76,14 +77,14 @@ static struct dir_entry *dir_cache_slot(const struct dir_cache *c, int type,
 	}
 }
 
-bool dir_cache_get(const struct dir_cache *c, int type, const void *h,
-		   size_t len, struct rn_id *id, bool *inside)
+bool handle_cache_get(const struct handle_cache *c, int type, const void *h,
+		      size_t len, struct rn_id *id, bool *inside)
 {
-	const struct dir_entry *e;
+	const struct handle_entry *e;
 
 	if (len == 0 || len > FAN_DECODE_MAX_HANDLE)
 		return false;
-	e = dir_cache_slot(c, type, h, len);
+	e = handle_cache_slot(c, type, h, len);
 	if (!e->used)
 		return false;
 	*id = e->id;
@@ -91,16 +92,16 @@ bool dir_cache_get(const struct dir_cache *c, int type, const void *h,
 	return true;
 }
 
-void dir_cache_put(struct dir_cache *c, int type, const void *h, size_t len,
-		   const struct rn_id *id, bool inside)
+void handle_cache_put(struct handle_cache *c, int type, const void *h,
+		      size_t len, const struct rn_id *id, bool inside)
 {
-	struct dir_entry *e;
+	struct handle_entry *e;
 
 	if (len == 0 || len > FAN_DECODE_MAX_HANDLE)
 		return;
 	if (c->used + 1 > c->cap / 4 * 3)
-		dir_cache_clear(c);
-	e = dir_cache_slot(c, type, h, len);
+		handle_cache_clear(c);
+	e = handle_cache_slot(c, type, h, len);
 	if (!e->used) {
 		e->used = true;
 		e->type = type;
@@ -112,7 +113,7 @@ void dir_cache_put(struct dir_cache *c, int type, const void *h, size_t len,
 	e->inside = inside;
 }
 
-void dir_cache_clear(struct dir_cache *c)
+void handle_cache_clear(struct handle_cache *c)
 {
 	memset(c->e, 0, c->cap * sizeof(*c->e));
 	c->used = 0;
