@@ -16,12 +16,21 @@
  * push that finds room first queues an RN_EV_OVERFLOW, so the consumer
  * learns of the loss in order; room for that marker is always kept.
  * consuming means a thread holds the consumer's role; it is only given up
- * when nothing is left to take.
+ * when nothing is left to take. touched is the end of the bytes written
+ * since the ring's memory was last given back.
+ *
+ * The ring is reserved for the worst case (37 MB at the default size)
+ * and only the pages written use memory. An empty ring starts again at
+ * 0, so steady traffic keeps reusing its first pages; after a burst has
+ * touched more than QUEUE_KEEP, the emptied ring gives back all but
+ * those first pages, instead of holding the burst's memory until exit.
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "event_queue.h"
 
@@ -48,6 +57,8 @@ struct queue_record {
 };
 
 #define RECORD_ALIGN 8
+/* About 20,000 short events: more than a lone change's backlog. */
+#define QUEUE_KEEP ((size_t)1 << 20)
 #define OVERFLOW_SIZE record_size(RN_EV_OVERFLOW, 0, 0)
 
 struct event_queue {
@@ -57,6 +68,7 @@ struct event_queue {
 	size_t head;
 	size_t used;
 	size_t count;
+	size_t touched;
 	size_t dropped;
 	bool overflow_pending;
 	bool consuming;
@@ -80,8 +92,10 @@ struct event_queue *event_queue_new(size_t capacity)
 		return NULL;
 	/* Room for capacity - 1 events of the largest size, and the mark. */
 	q->size = capacity * record_size(RN_EV_MOVE, NAME_MAX, NAME_MAX);
-	q->buf = capacity < 2 ? NULL : calloc(1, q->size);
-	if (!q->buf) {
+	q->buf = capacity < 2 ? MAP_FAILED :
+		 mmap(NULL, q->size, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (q->buf == MAP_FAILED) {
 		free(q);
 		return NULL;
 	}
@@ -94,7 +108,7 @@ void event_queue_free(struct event_queue *q)
 	if (!q)
 		return;
 	pthread_mutex_destroy(&q->lock);
-	free(q->buf);
+	munmap(q->buf, q->size);
 	free(q);
 }
 
@@ -170,6 +184,24 @@ static void record_append(struct event_queue *q, const struct rn_event *ev)
 		memcpy(p + len + 1, ev->name2, len2 + 1);
 	q->used += skip + n;
 	q->count++;
+	if ((size_t)at + n > q->touched)
+		q->touched = at + n;
+	if (skip)
+		q->touched = q->size;
+}
+
+/* Gives back the pages an emptied ring touched past its first ones. */
+static void ring_release(struct event_queue *q)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t end = (q->touched + page - 1) / page * page;
+
+	if (q->touched <= QUEUE_KEEP)
+		return;
+	if (end > q->size)
+		end = q->size;
+	madvise(q->buf + QUEUE_KEEP, end - QUEUE_KEEP, MADV_DONTNEED);
+	q->touched = QUEUE_KEEP;
 }
 
 /* Room for ev, for the OVERFLOW mark owed before it, and one more mark. */
@@ -244,8 +276,10 @@ static void record_take(struct event_queue *q, struct rn_event *ev)
 	q->head = (q->head + r->size) % q->size;
 	q->used -= r->size;
 	q->count--;
-	if (!q->count)
+	if (!q->count) {
 		q->head = q->used = 0;
+		ring_release(q);
+	}
 }
 
 /* Something for the consumer: an event, or an overflow not yet told. */
