@@ -6,6 +6,7 @@
 # then sustained throughput (2 writers creating and unlinking for 5 s) as
 # "TPUT mode done received overflows seconds sentinel" lines.
 n=${1:-1000}
+echo "BENCH-CPUS $(nproc)"
 for mode in protocol replay; do
 	mkdir -p /mnt/b-$mode /mnt/m-$mode
 	# Without -f the server returns once the file system is mounted.
