@@ -164,7 +164,8 @@ bool fan_scope_dir(struct fan_scope *s, const struct fan_fid *fid,
 	} else {
 		return false;	/* gone and unknown: nothing to cache */
 	}
-	handle_cache_put(s->cache, fid->type, fid->handle, fid->len, id, inside);
+	handle_cache_put(s->cache, fid->type, fid->handle, fid->len, id,
+			 inside);
 	return inside;
 }
 
@@ -195,5 +196,5 @@ bool fan_scope_cache_objs(struct fan_scope *s)
 {
 	if (!s->objs)
 		s->objs = handle_cache_new(FAN_SCOPE_CACHE);
-	return s->objs;
+	return s->objs != NULL;
 }
