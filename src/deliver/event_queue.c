@@ -193,11 +193,13 @@ static void record_append(struct event_queue *q, const struct rn_event *ev)
 /* Gives back the pages an emptied ring touched past its first ones. */
 static void ring_release(struct event_queue *q)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t end = (q->touched + page - 1) / page * page;
+	size_t page, end;
 
+	/* Every lone event empties the ring: nothing more for those. */
 	if (q->touched <= QUEUE_KEEP)
 		return;
+	page = (size_t)sysconf(_SC_PAGESIZE);
+	end = (q->touched + page - 1) / page * page;
 	if (end > q->size)
 		end = q->size;
 	madvise(q->buf + QUEUE_KEEP, end - QUEUE_KEEP, MADV_DONTNEED);
