@@ -114,21 +114,32 @@ void fan_watch_objects(struct fan_watch *w, unsigned int skip_kinds,
 		fan_scope_cache_objs(&w->scope);
 }
 
-/* The kinds of event a non-rename record becomes. */
+/*
+ * The kinds of event a non-rename record becomes, in the order they are
+ * emitted (a create-write-close-unlink life, see above).
+ */
+static const struct {
+	uint64_t mask;
+	enum rn_event_kind kind;
+} fan_kind_of[] = {
+	{ FAN_CREATE, RN_EV_CREATE },
+	{ FAN_MODIFY, RN_EV_MODIFY },
+	{ FAN_ATTRIB, RN_EV_ATTRIB },
+	{ FAN_CLOSE_WRITE, RN_EV_CLOSE_WRITE },
+	{ FAN_DELETE, RN_EV_DELETE },
+};
+
+#define FAN_KINDS (sizeof(fan_kind_of) / sizeof(fan_kind_of[0]))
+
+/* The kinds of a non-rename record's mask, as RN_EV_BIT()s. */
 static unsigned int fan_kinds(uint64_t mask)
 {
 	unsigned int k = 0;
+	size_t i;
 
-	if (mask & FAN_CREATE)
-		k |= RN_EV_BIT(RN_EV_CREATE);
-	if (mask & FAN_MODIFY)
-		k |= RN_EV_BIT(RN_EV_MODIFY);
-	if (mask & FAN_ATTRIB)
-		k |= RN_EV_BIT(RN_EV_ATTRIB);
-	if (mask & FAN_CLOSE_WRITE)
-		k |= RN_EV_BIT(RN_EV_CLOSE_WRITE);
-	if (mask & FAN_DELETE)
-		k |= RN_EV_BIT(RN_EV_DELETE);
+	for (i = 0; i < FAN_KINDS; i++)
+		if (mask & fan_kind_of[i].mask)
+			k |= RN_EV_BIT(fan_kind_of[i].kind);
 	return k;
 }
 
@@ -222,6 +233,7 @@ static void fan_record(void *arg, const struct fan_record *rec)
 {
 	struct fan_watch *w = arg;
 	struct rn_event ev;
+	size_t i;
 
 	if (rec->fd >= 0)
 		close(rec->fd);	/* never with FID reporting; be safe */
@@ -241,16 +253,9 @@ static void fan_record(void *arg, const struct fan_record *rec)
 		return;
 	if ((rec->mask & (FAN_CREATE | FAN_DELETE)) && !ev.name[0])
 		return;		/* a dirent event needs a name */
-	if (rec->mask & FAN_CREATE)
-		fan_emit(w, &ev, RN_EV_CREATE);
-	if (rec->mask & FAN_MODIFY)
-		fan_emit(w, &ev, RN_EV_MODIFY);
-	if (rec->mask & FAN_ATTRIB)
-		fan_emit(w, &ev, RN_EV_ATTRIB);
-	if (rec->mask & FAN_CLOSE_WRITE)
-		fan_emit(w, &ev, RN_EV_CLOSE_WRITE);
-	if (rec->mask & FAN_DELETE)
-		fan_emit(w, &ev, RN_EV_DELETE);
+	for (i = 0; i < FAN_KINDS; i++)
+		if (rec->mask & fan_kind_of[i].mask)
+			fan_emit(w, &ev, fan_kind_of[i].kind);
 }
 
 int fan_watch_read(struct fan_watch *w, watch_emit_fn emit, void *arg)
