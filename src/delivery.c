@@ -28,6 +28,12 @@ static bool resolve_dir(void *arg, const void *handle, size_t len, int type,
 	return fs_resolve_dir_handle(arg, handle, len, type, id);
 }
 
+static int held_object(void *arg, const void *handle, size_t len, int type,
+		       struct rn_id *id)
+{
+	return fs_held_handle(arg, handle, len, type, id);
+}
+
 static void own_change(void *arg, const struct rn_id *id, const char *name,
 		       unsigned int kinds, bool ended)
 {
@@ -115,11 +121,12 @@ static int protocol_backend(struct delivery *d, const struct cli *cli,
 		return -1;
 	/*
 	 * proto_events.c names a created or deleted object by its directory
-	 * and name, and wants a deleted object's id: the kernel may still
-	 * hold it (open, or watched).
+	 * and name, and reads other objects' ids only to find the node the
+	 * kernel holds: one it does not hold needs no id, and is pushed, if
+	 * at all, by the gen of its handle (fs_entry_push()).
 	 */
 	watch_objects(d->watch, RN_EV_BIT(RN_EV_CREATE) |
-		      RN_EV_BIT(RN_EV_DELETE), true);
+		      RN_EV_BIT(RN_EV_DELETE), held_object, fs);
 	*sink = (struct event_sink){
 		.event = proto_send_event,
 		.drained = proto_send_drained,

@@ -12,9 +12,16 @@
 #include "name_check.h"
 #include "names_shown.h"
 
-static bool same_object(const struct stat *st, const struct rn_id *id)
+/*
+ * Is child the event's object? By host id if the event has one, else by
+ * the gen of its handle (an object the client did not hold has no id).
+ */
+static bool same_object(const struct fs_inode *child, const struct stat *st,
+			const struct rn_id *id)
 {
-	return st->st_dev == id->dev && st->st_ino == id->ino;
+	if (rn_id_known(id))
+		return st->st_dev == id->dev && st->st_ino == id->ino;
+	return id->gen && id->gen == child->id.gen;
 }
 
 int fs_entry_push(struct fs *fs, uint64_t parent, const char *name,
@@ -30,7 +37,7 @@ int fs_entry_push(struct fs *fs, uint64_t parent, const char *name,
 	if (!err)
 		err = fs_entry_learn(fs, dir, name, &child, &st);
 	/* The name was taken over by another object since the event. */
-	if (!err && !same_object(&st, id)) {
+	if (!err && !same_object(child, &st, id)) {
 		fs_table_forget(&fs->table, child->nodeid, 1);
 		err = -ESTALE;
 	}

@@ -133,6 +133,12 @@ bool fs_resolve_dir_handle(struct fs *fs, const void *handle, size_t len,
 	return fs_table_resolve_handle(&fs->table, handle, len, type, id);
 }
 
+int fs_held_handle(struct fs *fs, const void *handle, size_t len, int type,
+		   struct rn_id *id)
+{
+	return fs_table_held_handle(&fs->table, handle, len, type, id);
+}
+
 int fs_backing_statat(struct fs *fs, uint64_t parent, const char *name,
 		      struct stat *st)
 {

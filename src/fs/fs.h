@@ -198,8 +198,9 @@ void fs_name_forget(struct fs *fs, uint64_t parent, const char *name);
 /*
  * The entry a LOOKUP of (parent, name) would reply, for a notification
  * that pushes it to the kernel: counts one kernel reference to the child
- * and records the name as shown. Only if the name still leads to host
- * object id. 0, or a negative errno and nothing counted.
+ * and records the name as shown. Only if the name still leads to the
+ * object id names (by host id, or by the gen of its handle if it has
+ * none). 0, or a negative errno and nothing counted.
  */
 int fs_entry_push(struct fs *fs, uint64_t parent, const char *name,
 		  const struct rn_id *id, struct fuse_entry_param *e);
@@ -218,5 +219,13 @@ int fs_node_stat(struct fs *fs, uint64_t nodeid, struct stat *st);
  */
 bool fs_resolve_dir_handle(struct fs *fs, const void *handle, size_t len,
 			   int type, struct rn_id *id);
+
+/*
+ * Does the client hold the object with this host file handle? 1 with its
+ * host id; 0 if it does not; -1 if the server cannot tell without
+ * decoding the handle. No syscall.
+ */
+int fs_held_handle(struct fs *fs, const void *handle, size_t len, int type,
+		   struct rn_id *id);
 
 #endif

@@ -262,13 +262,18 @@ void fs_table_set_bound(struct fs_table *t, unsigned long max)
 	pthread_mutex_unlock(&t->lock);
 }
 
-/* A directory is found by its handle, unless another has it already. */
+/*
+ * A real inode is found by its handle, unless another has it already; one
+ * that is not is counted, as the handle index is then not the whole truth.
+ */
 static void index_handle(struct fs_table *t, struct fs_inode *in)
 {
 	struct handle_key k = { in->fh_type, in->fh_len, in->tail };
 
-	if (!in->fh_len || find_handle(t, &k))
+	if (!in->fh_len || find_handle(t, &k)) {
+		t->unindexed++;
 		return;
+	}
 	hash_index_add(&t->by_handle, &in->by_handle);
 	in->fh_indexed = true;
 }
@@ -340,6 +345,8 @@ static void inode_unhash(struct fs_table *t, struct fs_inode *in)
 		hash_index_del(&t->by_id, &in->by_id);
 	if (in->fh_indexed)
 		hash_index_del(&t->by_handle, &in->by_handle);
+	else if (!in->ghost)
+		t->unindexed--;
 	in->id_indexed = false;
 	in->fh_indexed = false;
 	in->hashed = false;
@@ -459,8 +466,7 @@ static struct fs_inode *learn_new(struct fs_table *t, int fd,
 		hash_index_del(&t->by_id, &ghost->by_id);
 		ghost->id_indexed = false;
 	}
-	if (S_ISDIR(st->st_mode))
-		index_handle(t, in);
+	index_handle(t, in);
 	index_id(t, in);
 	if (!in->refs)
 		idle_add(t, in);
@@ -613,4 +619,22 @@ bool fs_table_resolve_handle(struct fs_table *t, const void *handle,
 		*id = in->id;
 	pthread_mutex_unlock(&t->lock);
 	return in != NULL;
+}
+
+int fs_table_held_handle(struct fs_table *t, const void *handle, size_t len,
+			 int type, struct rn_id *id)
+{
+	struct handle_key k = { type, len, handle };
+	struct fs_inode *in;
+	int held;
+
+	if (len > MAX_HANDLE_SZ)
+		return -1;
+	pthread_mutex_lock(&t->lock);
+	in = find_handle(t, &k);
+	if (in)
+		*id = in->id;
+	held = in ? 1 : t->unindexed ? -1 : 0;
+	pthread_mutex_unlock(&t->lock);
+	return held;
 }

@@ -2,8 +2,8 @@
 /*
  * The inode table: every object the client kernel holds a reference to,
  * indexed by node id (the kernel's name), by host id (st_dev, st_ino; the
- * watcher's name) and, for directories, by host file handle (fanotify's
- * name, kept even after the directory is gone from the backing store).
+ * watcher's name) and by host file handle (fanotify's name, kept even
+ * after the object is gone from the backing store).
  * See inode_table.c for the locking and lifetime rules, and for how the
  * fds of idle inodes are closed when there are too many.
  */
@@ -61,7 +61,9 @@ struct fs_table {
 	pthread_mutex_t lock;
 	struct hash_index by_node;
 	struct hash_index by_id;
-	struct hash_index by_handle;	/* directories only */
+	struct hash_index by_handle;
+	/* Real inodes by_handle misses: no handle, or another's. */
+	unsigned long unindexed;
 	struct hash_index names;	/* see names_shown.c */
 	uint64_t next_node;
 	uint32_t next_gen;
@@ -119,6 +121,13 @@ bool fs_table_node_live(struct fs_table *t, uint64_t nodeid,
 			uint32_t *generation);
 bool fs_table_resolve_handle(struct fs_table *t, const void *handle,
 			     size_t len, int type, struct rn_id *id);
+/*
+ * Is the object with this host handle one the table holds? 1 with its
+ * *id; 0 if certainly not; -1 if the table cannot tell (some real inode is
+ * not found by its handle).
+ */
+int fs_table_held_handle(struct fs_table *t, const void *handle, size_t len,
+			 int type, struct rn_id *id);
 
 /*
  * Bounds the inodes kept (0: no bound): past max, the shedder (shed.h)

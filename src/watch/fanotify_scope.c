@@ -88,9 +88,7 @@ int fan_scope_init(struct fan_scope *s, const struct watch_config *cfg)
 void fan_scope_fini(struct fan_scope *s)
 {
 	handle_cache_free(s->cache);
-	handle_cache_free(s->objs);
 	s->cache = NULL;
-	s->objs = NULL;
 	if (s->mount_fd >= 0)
 		close(s->mount_fd);
 	s->mount_fd = -1;
@@ -172,29 +170,25 @@ bool fan_scope_dir(struct fan_scope *s, const struct fan_fid *fid,
 bool fan_scope_obj(struct fan_scope *s, const struct fan_fid *fid,
 		   struct rn_id *id)
 {
+	int held = -1, fd;
 	bool ok;
-	int fd;
 
 	if (!fid->present)
 		return false;
-	if (s->objs && handle_cache_get(s->objs, fid->type, fid->handle,
-					fid->len, id, &ok))
-		return true;
+	if (s->held)
+		held = s->held(s->held_arg, fid->handle, fid->len, fid->type,
+			       id);
+	if (!held) {
+		memset(id, 0, sizeof(*id));
+		id->gen = rn_handle_gen(fid->type, fid->handle, fid->len);
+	}
+	if (held >= 0)
+		return held;
 	fd = fan_scope_open(s, fid);
 	if (fd < 0)
 		return false;
 	ok = watch_fd_id(fd, id) == 0;
 	close(fd);
 	id->gen = rn_handle_gen(fid->type, fid->handle, fid->len);
-	if (ok && s->objs)
-		handle_cache_put(s->objs, fid->type, fid->handle, fid->len,
-				 id, true);
 	return ok;
-}
-
-bool fan_scope_cache_objs(struct fan_scope *s)
-{
-	if (!s->objs)
-		s->objs = handle_cache_new(FAN_SCOPE_CACHE);
-	return s->objs != NULL;
 }

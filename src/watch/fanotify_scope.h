@@ -18,9 +18,10 @@ struct fan_scope {
 	int mount_fd;		/* the same opened for reading: owned */
 	struct rn_id root;
 	struct handle_cache *cache;	/* directories */
-	struct handle_cache *objs;	/* other objects; NULL: not cached */
 	watch_resolve_fn resolve;
 	void *resolve_arg;
+	watch_held_fn held;		/* NULL: every object is opened */
+	void *held_arg;
 };
 
 int fan_scope_init(struct fan_scope *s, const struct watch_config *cfg);
@@ -31,15 +32,11 @@ bool fan_scope_dir(struct fan_scope *s, const struct fan_fid *fid,
 		   struct rn_id *id);
 
 /*
- * Host id of any object's handle; false if it cannot be decoded. With a
- * cache of objects, a handle seen before is not decoded again: a handle
- * names one object for the life of the file system, and the id is made
- * of that object's (st_dev, st_ino) and the handle's own generation.
+ * Host id of any object's handle: (st_dev, st_ino) and the handle's own
+ * gen; false, with only the gen, if it cannot be decoded or held() says
+ * the consumer does not hold the object (see watch_objects()).
  */
 bool fan_scope_obj(struct fan_scope *s, const struct fan_fid *fid,
 		   struct rn_id *id);
-
-/* Keeps a cache of objects from now on; false if out of memory. */
-bool fan_scope_cache_objs(struct fan_scope *s);
 
 #endif

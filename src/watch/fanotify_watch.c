@@ -105,13 +105,12 @@ int fan_watch_fd(const struct fan_watch *w)
 	return w->fd;
 }
 
-/* Out of memory for the cache, each handle is still opened: no harm. */
 void fan_watch_objects(struct fan_watch *w, unsigned int skip_kinds,
-		       bool cached)
+		       watch_held_fn held, void *arg)
 {
 	w->obj_skip = skip_kinds;
-	if (cached)
-		fan_scope_cache_objs(&w->scope);
+	w->scope.held = held;
+	w->scope.held_arg = arg;
 }
 
 /*

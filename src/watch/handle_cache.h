@@ -4,7 +4,7 @@
  * handle's type and bytes. The fanotify scope keeps one for directories,
  * the flag saying whether the directory is inside the export (negative
  * answers too: on a shared file system most events are about other
- * directories), and may keep one for other objects. When full it is
+ * directories). When full it is
  * cleared, not evicted piecemeal: a miss only costs a few syscalls.
  * Single-threaded (the watcher's).
  */

@@ -124,10 +124,11 @@ int watch_read(struct watch *w, watch_emit_fn emit, void *arg)
 	return ino_watch_read(w->ino, emit, arg);
 }
 
-void watch_objects(struct watch *w, unsigned int skip_kinds, bool cached)
+void watch_objects(struct watch *w, unsigned int skip_kinds,
+		   watch_held_fn held, void *arg)
 {
 	if (w->fan)
-		fan_watch_objects(w->fan, skip_kinds, cached);
+		fan_watch_objects(w->fan, skip_kinds, held, arg);
 }
 
 void watch_own_change(struct watch *w, const struct rn_id *id,

@@ -31,6 +31,13 @@ enum watch_backend {
 typedef bool (*watch_resolve_fn)(void *arg, const void *handle, size_t len,
 				 int type, struct rn_id *id);
 
+/*
+ * Is the object with this file handle one the consumer holds? 1 with its
+ * *id; 0 if not; -1 if it cannot tell. See watch_objects().
+ */
+typedef int (*watch_held_fn)(void *arg, const void *handle, size_t len,
+			     int type, struct rn_id *id);
+
 typedef void (*watch_emit_fn)(void *arg, const struct rn_event *ev);
 
 struct watch_config {
@@ -65,14 +72,18 @@ int watch_read(struct watch *w, watch_emit_fn emit, void *arg);
  */
 /*
  * Which object ids the consumer reads. skip_kinds (RN_EV_BIT()s): kinds of
- * event whose object id it never reads, so none is looked for. cached:
- * ids may come from a cache of handles seen before, so an object deleted
- * since the last look still gets its id; uncached (the default), every
- * handle is opened and an object already gone has no id, which replay
- * relies on. fanotify only: inotify's own-change filter needs every id.
- * Called before the first watch_read().
+ * event whose object id it never reads, so none is looked for. held: the
+ * consumer only reads the ids of objects it holds, and says which those
+ * are: an object it holds gets the id held() gives (even once deleted
+ * from the host), one it does not gets no id, only the gen of its handle
+ * (rn_handle_gen()), and neither costs a syscall; the handle is opened
+ * only when held() cannot tell. Without held (the default), every handle
+ * is opened and an object already gone has no id, which replay relies
+ * on. fanotify only: inotify's own-change filter needs every id. Called
+ * before the first watch_read().
  */
-void watch_objects(struct watch *w, unsigned int skip_kinds, bool cached);
+void watch_objects(struct watch *w, unsigned int skip_kinds,
+		   watch_held_fn held, void *arg);
 
 void watch_own_change(struct watch *w, const struct rn_id *id,
 		      const char *name, unsigned int kinds, bool ended);

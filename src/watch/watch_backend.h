@@ -17,7 +17,7 @@ void fan_watch_close(struct fan_watch *w);
 int fan_watch_fd(const struct fan_watch *w);
 int fan_watch_read(struct fan_watch *w, watch_emit_fn emit, void *arg);
 void fan_watch_objects(struct fan_watch *w, unsigned int skip_kinds,
-		       bool cached);
+		       watch_held_fn held, void *arg);
 
 struct ino_watch *ino_watch_open(const struct watch_config *cfg);
 void ino_watch_close(struct ino_watch *w);

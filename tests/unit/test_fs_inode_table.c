@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Unit tests of the passthrough's pure parts: the inode table (node ids,
- * generations, lookup counts, ghosts, directory handles), the names-shown
+ * generations, lookup counts, ghosts, handles), the names-shown
  * index (hard links, rename, exchange, forget) and name validation. They
  * run on a scratch directory under /tmp; no mount is involved.
  */
@@ -219,6 +219,58 @@ static void test_dir_handles(struct fs_table *t)
 				       u.fh.handle_type, &id));
 }
 
+static int held(struct fs_table *t, const struct file_handle *fh,
+		struct rn_id *id)
+{
+	return fs_table_held_handle(t, fh->f_handle, fh->handle_bytes,
+				    fh->handle_type, id);
+}
+
+/* A real inode /proc's file system gives no handle for. */
+static struct fs_inode *learn_no_handle(struct fs_table *t)
+{
+	struct stat st;
+	int fd = open("/proc/self/status", O_PATH | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st)) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	return fs_table_learn(t, fd, &st);
+}
+
+static void test_held_handles(struct fs_table *t)
+{
+	union {
+		struct file_handle fh;
+		char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} u;
+	struct fs_inode *f, *p;
+	struct rn_id id = { 0 };
+	int mnt;
+
+	make_file("hf");
+	if (!handle_of("hf", &u.fh, &mnt)) {
+		CHECK("held_handle_supported", false);
+		return;
+	}
+	CHECK("held_handle_unknown_file_not_held", held(t, &u.fh, &id) == 0);
+	f = learn(t, "hf");
+	unlinkat(root_fd, "hf", 0);
+	CHECK("held_handle_file_found_once_gone", f &&
+	      held(t, &u.fh, &id) == 1 && rn_id_equal(&id, &f->id));
+	p = learn_no_handle(t);
+	if (f)
+		fs_table_forget(t, f->nodeid, 1);
+	CHECK("held_handle_cannot_tell_past_an_inode_without_handle",
+	      p && held(t, &u.fh, &id) == -1);
+	if (p)
+		fs_table_forget(t, p->nodeid, 1);
+	CHECK("held_handle_sure_again_once_it_is_forgotten",
+	      held(t, &u.fh, &id) == 0);
+}
+
 static bool shows(struct fs_table *t, uint64_t parent, const char *name,
 		  uint64_t want)
 {
@@ -388,6 +440,7 @@ int main(void)
 	test_ref_outlives_forget(&t);
 	test_ghosts(&t);
 	test_dir_handles(&t);
+	test_held_handles(&t);
 	test_reused_ino(&t);
 	test_names(&t);
 	test_names_dead_dir(&t);

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * watch_objects() on real fanotify watches: which events carry their
- * object's id, and that a cached id outlives its object. Two watches of
- * the same export see the same changes: "cached" is set up as protocol
- * delivery sets it (no ids for CREATE and DELETE, ids cached), "opened"
- * is left as replay uses it. The changes are made by forked children,
- * one step at a time (a watch ignores its own pid), and each step's
- * events are read before the next begins, so that fanotify cannot merge
- * records of different steps. Needs CAP_SYS_ADMIN: says SKIP without it.
+ * object's id, and where it comes from. Two watches of the same export see
+ * the same changes: "held" is set up as protocol delivery sets it (no ids
+ * for CREATE and DELETE; ids from held(), which here holds k, does not
+ * hold u, and cannot tell for t), "opened" is left as replay uses it. The
+ * changes are made by forked children, one step at a time (a watch
+ * ignores its own pid), and each step's events are read before the next
+ * begins, so that fanotify cannot merge records of different steps. Needs
+ * CAP_SYS_ADMIN: says SKIP without it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -109,6 +110,59 @@ static bool has_no_id(const struct rn_event *ev)
 	return ev && !rn_id_known(&ev->obj);
 }
 
+struct handle {
+	int type;
+	unsigned int len;
+	unsigned char bytes[MAX_HANDLE_SZ];
+};
+
+/* What held() knows: the handles of k, t and u, and k's made-up id. */
+static struct {
+	struct handle k, t, u;
+	unsigned int calls;
+} known;
+static const struct rn_id k_id = { .dev = 7, .ino = 7, .gen = 7 };
+
+static void handle_of(const char *rel, struct handle *h)
+{
+	union {
+		struct file_handle fh;
+		unsigned char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} u;
+	int mnt;
+
+	u.fh.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(AT_FDCWD, p(rel), &u.fh, &mnt, 0)) {
+		printf("FAIL objects: no handle for %s\n", rel);
+		exit(1);
+	}
+	h->type = u.fh.handle_type;
+	h->len = u.fh.handle_bytes;
+	memcpy(h->bytes, u.fh.f_handle, h->len);
+}
+
+static bool same_handle(int type, size_t len, const void *bytes,
+			const struct handle *h)
+{
+	return type == h->type && len == h->len && !memcmp(bytes, h->bytes, len);
+}
+
+static uint32_t handle_gen(const struct handle *h)
+{
+	return rn_handle_gen(h->type, h->bytes, h->len);
+}
+
+static int held(void *arg, const void *handle, size_t len, int type,
+		struct rn_id *id)
+{
+	known.calls++;
+	if (same_handle(type, len, handle, &known.k)) {
+		*id = k_id;
+		return 1;
+	}
+	return same_handle(type, len, handle, &known.t) ? -1 : 0;
+}
+
 /* Runs fn in a child (another pid) and waits for it. */
 static void in_child(void (*fn)(void))
 {
@@ -132,21 +186,39 @@ static void must(int rc)
 		_exit(4);
 }
 
-static void s_mknod(void) { must(mknod(p("exp/g"), S_IFREG | 0644, 0)); }
-
-static void s_write(void)
+static void make(const char *rel)
 {
-	int fd = open(p("exp/f"), O_CREAT | O_WRONLY, 0644);
+	must(mknod(p(rel), S_IFREG | 0644, 0));
+}
+
+static void s_make(void)
+{
+	make("exp/g");
+	make("exp/k");
+	make("exp/t");
+	make("exp/u");
+}
+
+static void write_one(const char *rel)
+{
+	int fd = open(p(rel), O_WRONLY);
 
 	must(fd);
 	must(write(fd, "x", 1));
 	close(fd);
 }
 
+static void s_write(void)
+{
+	write_one("exp/k");
+	write_one("exp/t");
+	write_one("exp/u");
+}
+
 static void s_chmod_unlink(void)
 {
-	must(chmod(p("exp/f"), 0600));
-	must(unlink(p("exp/f")));
+	must(chmod(p("exp/k"), 0600));
+	must(unlink(p("exp/k")));
 }
 
 static void s_link_unlink(void)
@@ -155,47 +227,59 @@ static void s_link_unlink(void)
 	must(unlink(p("exp/g")));
 }
 
-static void run(struct watch *cached, struct watch *opened)
+static void run(struct watch *hw, struct watch *opened)
 {
-	struct seen c, o;
-	struct rn_id f, g, h;
+	struct seen h, o;
+	struct rn_id g, k, t;
+	const struct rn_event *u;
 
-	in_child(s_mknod);
+	in_child(s_make);
 	g = id_of("exp/g");
-	collect(cached, &c, 1);
-	collect(opened, &o, 1);
-	CHECK("objects: a CREATE carries no id when told to skip it",
-	      has_no_id(find(&c, RN_EV_CREATE, "g")));
+	k = id_of("exp/k");
+	t = id_of("exp/t");
+	handle_of("exp/k", &known.k);
+	handle_of("exp/t", &known.t);
+	handle_of("exp/u", &known.u);
+	collect(hw, &h, 4);
+	collect(opened, &o, 4);
+	CHECK("objects: a CREATE carries no id when told to skip it, and held() is not asked",
+	      has_no_id(find(&h, RN_EV_CREATE, "g")) && known.calls == 0);
 	CHECK("objects: a CREATE carries its id by default",
 	      has_id(find(&o, RN_EV_CREATE, "g"), &g));
 
 	in_child(s_write);
-	f = id_of("exp/f");
-	collect(cached, &c, 3);
-	collect(opened, &o, 3);
-	CHECK("objects: a MODIFY carries its id when CREATE's is skipped",
-	      has_id(find(&c, RN_EV_MODIFY, "f"), &f));
+	collect(hw, &h, 6);
+	collect(opened, &o, 6);
+	CHECK("objects: a held object's id is the one held() gives",
+	      has_id(find(&h, RN_EV_MODIFY, "k"), &k_id));
+	u = find(&h, RN_EV_MODIFY, "u");
+	CHECK("objects: an object not held has no id, only its handle's gen",
+	      has_no_id(u) && u->obj.gen == handle_gen(&known.u));
+	CHECK("objects: if held() cannot tell, the handle is opened",
+	      has_id(find(&h, RN_EV_MODIFY, "t"), &t));
+	CHECK("objects: by default the id is the object's own",
+	      has_id(find(&o, RN_EV_MODIFY, "k"), &k));
 
 	/* By the time the ATTRIB is read, its handle no longer opens. */
 	in_child(s_chmod_unlink);
-	collect(cached, &c, 2);
+	collect(hw, &h, 2);
 	collect(opened, &o, 2);
-	CHECK("objects: a cached id outlives its object",
-	      has_id(find(&c, RN_EV_ATTRIB, "f"), &f));
-	CHECK("objects: uncached, an object already gone has no id",
-	      has_no_id(find(&o, RN_EV_ATTRIB, "f")));
+	CHECK("objects: a held object keeps its id once gone",
+	      has_id(find(&h, RN_EV_ATTRIB, "k"), &k_id));
+	CHECK("objects: by default, an object already gone has no id",
+	      has_no_id(find(&o, RN_EV_ATTRIB, "k")));
 	CHECK("objects: both watches saw the DELETE",
-	      find(&c, RN_EV_DELETE, "f") && find(&o, RN_EV_DELETE, "f"));
+	      find(&h, RN_EV_DELETE, "k") && find(&o, RN_EV_DELETE, "k"));
 
 	/* g's object lives on as h: only a skipped kind has no id. */
 	in_child(s_link_unlink);
-	h = id_of("exp/h");
-	collect(cached, &c, 2);
+	g = id_of("exp/h");
+	collect(hw, &h, 2);
 	collect(opened, &o, 2);
 	CHECK("objects: a DELETE carries no id when told to skip it",
-	      has_no_id(find(&c, RN_EV_DELETE, "g")));
+	      has_no_id(find(&h, RN_EV_DELETE, "g")));
 	CHECK("objects: a DELETE of a linked object carries its id by default",
-	      has_id(find(&o, RN_EV_DELETE, "g"), &h));
+	      has_id(find(&o, RN_EV_DELETE, "g"), &g));
 }
 
 static struct watch *open_watch(int fd)
@@ -210,24 +294,24 @@ static struct watch *open_watch(int fd)
 
 int main(void)
 {
-	struct watch *cached, *opened;
+	struct watch *hw, *opened;
 	int fd;
 
 	snprintf(base, sizeof(base), "/tmp/rnobjs.XXXXXX");
 	if (!mkdtemp(base) || mkdir(p("exp"), 0755))
 		return 2;
 	fd = open(p("exp"), O_PATH | O_DIRECTORY | O_CLOEXEC);
-	cached = open_watch(fd);
+	hw = open_watch(fd);
 	opened = open_watch(fd);
-	if (!cached || !opened) {
+	if (!hw || !opened) {
 		printf("SKIP objects: no fanotify watch here: %s\n",
 		       strerror(errno));
 	} else {
-		watch_objects(cached, RN_EV_BIT(RN_EV_CREATE) |
-			      RN_EV_BIT(RN_EV_DELETE), true);
-		run(cached, opened);
+		watch_objects(hw, RN_EV_BIT(RN_EV_CREATE) |
+			      RN_EV_BIT(RN_EV_DELETE), held, NULL);
+		run(hw, opened);
 	}
-	watch_close(cached);
+	watch_close(hw);
 	watch_close(opened);
 	close(fd);
 	if (fork() == 0)
