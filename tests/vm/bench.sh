@@ -1,25 +1,50 @@
 #!/bin/sh
 # tests/vm/bench.sh - remote-event latency inside the VM (run by init when
 # the kernel command line has rnotify.bench=N): rnotifyfs in protocol mode
-# and in replay mode against native inotify on a tmpfs directory, same VM,
-# same run. Prints "BENCH mode op n lost p50_us p99_us max_us" lines,
-# then sustained throughput (2 writers creating and unlinking for 5 s) as
-# "TPUT mode done received overflows seconds sentinel" lines.
+# and in replay mode against native inotify on a tmpfs directory, same VM.
+# Three rounds, each running native, protocol and replay back to back, so
+# that each round's ratios compare runs made within seconds of each other
+# (the emulated CPU's speed drifts over a boot). Prints "BENCH round mode
+# op n lost p50_us p99_us max_us" lines, then sustained throughput (2
+# writers creating and unlinking for 5 s, once per mode) as "TPUT mode
+# done received overflows seconds sentinel" lines.
 n=${1:-1000}
+rounds=3
 echo "BENCH-CPUS $(nproc)"
-for mode in protocol replay; do
-	mkdir -p /mnt/b-$mode /mnt/m-$mode
+
+# mount MODE: mounts /mnt/b-MODE at /mnt/m-MODE; false if it failed.
+mount_mode() {
+	mkdir -p /mnt/b-$1 /mnt/m-$1
 	# Without -f the server returns once the file system is mounted.
-	if ! /bin/rnotifyfs -o delivery=$mode /mnt/b-$mode /mnt/m-$mode; then
-		echo "BENCH-FAIL $mode: rnotifyfs did not start"
-		continue
-	fi
-	/bin/lat /mnt/m-$mode /mnt/b-$mode "$n" | sed "s/^/BENCH $mode /"
+	/bin/rnotifyfs -o delivery=$1 /mnt/b-$1 /mnt/m-$1 && return 0
+	echo "BENCH-FAIL $1: rnotifyfs did not start"
+	return 1
+}
+
+# unmount MODE: unmounts it and empties its backing directory.
+unmount_mode() {
+	umount /mnt/m-$1
+	rm -rf /mnt/b-$1
+}
+
+r=1
+while [ $r -le $rounds ]; do
+	mkdir -p /mnt/native
+	/bin/lat /mnt/native /mnt/native "$n" | sed "s/^/BENCH $r native /"
+	rm -rf /mnt/native
+	for mode in protocol replay; do
+		mount_mode $mode || continue
+		/bin/lat /mnt/m-$mode /mnt/b-$mode "$n" |
+			sed "s/^/BENCH $r $mode /"
+		unmount_mode $mode
+	done
+	r=$((r + 1))
+done
+for mode in protocol replay; do
+	mount_mode $mode || continue
 	mkdir /mnt/b-$mode/t
 	/bin/tput /mnt/m-$mode/t /mnt/b-$mode/t 2 5 | sed "s/^/TPUT $mode /"
-	umount /mnt/m-$mode
+	unmount_mode $mode
 done
-mkdir -p /mnt/native
-/bin/lat /mnt/native /mnt/native "$n" | sed 's/^/BENCH native /'
-mkdir /mnt/native/t
+mkdir -p /mnt/native/t
 /bin/tput /mnt/native/t /mnt/native/t 2 5 | sed 's/^/TPUT native /'
