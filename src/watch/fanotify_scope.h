@@ -33,8 +33,8 @@ bool fan_scope_dir(struct fan_scope *s, const struct fan_fid *fid,
 
 /*
  * Host id of any object's handle: (st_dev, st_ino) and the handle's own
- * gen; false, with only the gen, if it cannot be decoded or held() says
- * the consumer does not hold the object (see watch_objects()).
+ * gen. False if it cannot be decoded, or, with only the gen, if held()
+ * says the consumer does not hold the object (see watch_objects()).
  */
 bool fan_scope_obj(struct fan_scope *s, const struct fan_fid *fid,
 		   struct rn_id *id);

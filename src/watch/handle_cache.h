@@ -4,8 +4,8 @@
  * handle's type and bytes. The fanotify scope keeps one for directories,
  * the flag saying whether the directory is inside the export (negative
  * answers too: on a shared file system most events are about other
- * directories). When full it is
- * cleared, not evicted piecemeal: a miss only costs a few syscalls.
+ * directories). When full it is cleared, not evicted piecemeal: a miss
+ * only costs a few syscalls.
  * Single-threaded (the watcher's).
  */
 #ifndef RNOTIFY_HANDLE_CACHE_H
