@@ -5,7 +5,8 @@
  * remote changes made to BACKING (a tmpfs) reach inotify and fanotify
  * watchers on the mount as notifications: every event type, rename
  * cookies, DELETE_SELF/IGNORED, children the kernel never looked up
- * (pushed with their entry, the lookup count exact), fresh content after
+ * (pushed with their entry, the lookup count exact; not pushed once the
+ * name leads to another file), fresh content after
  * MODIFY, local changes exactly once, and an overflow
  * of the server's host watcher as IN_Q_OVERFLOW on the mount. With
  * delivery=replay it declines the offer and replays, as on a stock kernel.
@@ -55,6 +56,84 @@ static bool reads(const char *path, const char *want)
 
 	close(fd);
 	return n == (ssize_t)strlen(want) && !memcmp(buf, want, n);
+}
+
+/*
+ * Probe n: a remote write of a new file wn, then a remote mkdir sn. Reads
+ * CREATE wn, then wn's MODIFY and CLOSE_WRITE (pushed: *pushed) or not,
+ * then CREATE sn.
+ */
+static bool probe_root(int n, bool *pushed)
+{
+	char w[16], s[16], path[64];
+	struct vm_event ev = { 0 };
+
+	snprintf(w, sizeof(w), "w%d", n);
+	snprintf(s, sizeof(s), "s%d", n);
+	snprintf(path, sizeof(path), B "/%s", w);
+	if (!put(path, "x", 0))
+		return false;
+	snprintf(path, sizeof(path), B "/%s", s);
+	if (mkdir(path, 0755) ||
+	    !vm_inotify_expect(in_dir, IN_CREATE, w, NULL))
+		return false;
+	while (vm_inotify_next(in_dir, &ev)) {
+		if (ev.mask == (IN_CREATE | IN_ISDIR) && !strcmp(ev.name, s))
+			return true;
+		if (strcmp(ev.name, w) ||
+		    (ev.mask != IN_MODIFY && ev.mask != IN_CLOSE_WRITE))
+			break;
+		*pushed = true;
+	}
+	vm_event_print("root watch probe got", &ev);
+	return false;
+}
+
+/* Removes probes 0..n-1's names, reading the DELETEs that makes. */
+static bool probes_removed(int n)
+{
+	char w[16], s[16], path[64];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(w, sizeof(w), "w%d", i);
+		snprintf(s, sizeof(s), "s%d", i);
+		snprintf(path, sizeof(path), B "/%s", w);
+		if (unlink(path))
+			return false;
+		snprintf(path, sizeof(path), B "/%s", s);
+		if (rmdir(path) ||
+		    !vm_inotify_expect(in_dir, IN_DELETE, w, NULL) ||
+		    !vm_inotify_expect(in_dir, IN_DELETE | IN_ISDIR, s, NULL))
+			return false;
+	}
+	return true;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * A new watch's mask reaches the server asynchronously; until it has, the
+ * server drops events about files the kernel never looked up (README,
+ * Limits). Waits until the root watch's has: probes until one's write
+ * comes pushed (the events' order tells; VM_WAIT_MS only bounds it).
+ */
+static bool root_watch_reached_server(void)
+{
+	long deadline = now_ms() + VM_WAIT_MS;
+	bool pushed = false;
+	int n = 0;
+
+	while (!pushed && now_ms() < deadline)
+		if (!probe_root(n++, &pushed))
+			return false;
+	return pushed && probes_removed(n);
 }
 
 static void test_check_says_protocol(void)
@@ -188,6 +267,46 @@ static void test_push(void)
 	close(fan);
 }
 
+static bool stop(pid_t pid)
+{
+	int status;
+
+	return !kill(pid, SIGSTOP) && waitpid(pid, &status, WUNTRACED) == pid &&
+	       WIFSTOPPED(status);
+}
+
+/*
+ * While the server is stopped, tk is written, then replaced by another
+ * file renamed over it. When the server reads the write, the name leads
+ * to the other file: it must not push that one as the written object (a
+ * fanotify FID watcher would get the wrong file's fid), so the old file's
+ * MODIFY and CLOSE_WRITE, and those of tk.new (a name gone by then), are
+ * not delivered; the names' own events are, in order.
+ */
+static void test_push_taken_over(void)
+{
+	uint32_t c1 = 0, c2 = 0;
+
+	CHECK("taken over: server stopped", stop(server));
+	CHECK("taken over: remote write of tk", put(B "/tk", "old", 0));
+	CHECK("taken over: remote tk.new renamed over tk",
+	      put(B "/tk.new", "new", 0) && !rename(B "/tk.new", B "/tk"));
+	CHECK("taken over: server resumed", !kill(server, SIGCONT));
+	CHECK("taken over: CREATE tk", vm_inotify_expect(in_dir, IN_CREATE,
+	      "tk", NULL));
+	CHECK("taken over: CREATE tk.new", vm_inotify_expect(in_dir,
+	      IN_CREATE, "tk.new", NULL));
+	CHECK("taken over: MOVED_FROM tk.new", vm_inotify_expect(in_dir,
+	      IN_MOVED_FROM, "tk.new", &c1));
+	CHECK("taken over: MOVED_TO tk, same cookie", vm_inotify_expect(in_dir,
+	      IN_MOVED_TO, "tk", &c2) && c1 && c1 == c2);
+	CHECK("taken over: tk through the mount is the new file",
+	      reads(M "/tk", "new"));
+	CHECK("taken over: remote unlink", unlink(B "/tk") == 0);
+	CHECK("taken over: DELETE tk next", vm_inotify_expect(in_dir,
+	      IN_DELETE, "tk", NULL));
+}
+
 static void test_rename_delete(void)
 {
 	int in_file = inotify_init1(IN_CLOEXEC);
@@ -301,10 +420,8 @@ static bool set_max_queued(const char *n)
 static bool mkdirs_while_stopped(pid_t pid, int n)
 {
 	char path[64];
-	int status, i;
-	bool ok = !kill(pid, SIGSTOP) &&
-		  waitpid(pid, &status, WUNTRACED) == pid &&
-		  WIFSTOPPED(status);
+	bool ok = stop(pid);
+	int i;
 
 	for (i = 0; ok && i < n; i++) {
 		snprintf(path, sizeof(path), B "3/d%02d", i);
@@ -399,8 +516,11 @@ int main(void)
 	in_dir = inotify_init1(IN_CLOEXEC);
 	CHECK("server: watch the mount root",
 	      inotify_add_watch(in_dir, M, IN_EVENTS) >= 0);
+	CHECK("server: the root watch reached the server",
+	      root_watch_reached_server());
 	test_create_write();
 	test_push();
+	test_push_taken_over();
 	test_rename_delete();
 	test_rename_unwatched();
 	test_dirs();
