@@ -378,6 +378,7 @@ int fs_table_init(struct fs_table *t, int root_fd)
 	memset(t, 0, sizeof(*t));
 	if (fstatat(root_fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
 		return -errno;
+	t->dev = st.st_dev;
 	if (hash_index_init(&t->by_node, node_hash_of) ||
 	    hash_index_init(&t->by_id, id_hash_of) ||
 	    hash_index_init(&t->by_handle, handle_hash_of) ||
@@ -632,9 +633,10 @@ int fs_table_held_handle(struct fs_table *t, const void *handle, size_t len,
 		return -1;
 	pthread_mutex_lock(&t->lock);
 	in = find_handle(t, &k);
-	if (in)
+	/* Handles of another file system (a mount inside) may look alike. */
+	if (in && in->id.dev == t->dev)
 		*id = in->id;
-	held = in ? 1 : t->unindexed ? -1 : 0;
+	held = in && in->id.dev == t->dev ? 1 : in || t->unindexed ? -1 : 0;
 	pthread_mutex_unlock(&t->lock);
 	return held;
 }

@@ -64,6 +64,7 @@ struct fs_table {
 	struct hash_index by_handle;
 	/* Real inodes by_handle misses: no handle, or another's. */
 	unsigned long unindexed;
+	uint64_t dev;		/* the backing root's st_dev */
 	struct hash_index names;	/* see names_shown.c */
 	uint64_t next_node;
 	uint32_t next_gen;
@@ -122,9 +123,10 @@ bool fs_table_node_live(struct fs_table *t, uint64_t nodeid,
 bool fs_table_resolve_handle(struct fs_table *t, const void *handle,
 			     size_t len, int type, struct rn_id *id);
 /*
- * Is the object with this host handle one the table holds? 1 with its
- * *id; 0 if certainly not; -1 if the table cannot tell (some real inode is
- * not found by its handle).
+ * Is the object with this host handle, on the backing root's file system,
+ * one the table holds? 1 with its *id; 0 if certainly not; -1 if the
+ * table cannot tell (some real inode is not found by its handle, or the
+ * one found is on another file system).
  */
 int fs_table_held_handle(struct fs_table *t, const void *handle, size_t len,
 			 int type, struct rn_id *id);

@@ -24,8 +24,12 @@ CHECK_MAIN_DEFS;
 static char dir[] = "/tmp/test_fs_XXXXXX";
 static int root_fd;
 
-/* Learns dir/name the way lookup does; NULL if it does not exist. */
-static struct fs_inode *learn(struct fs_table *t, const char *name)
+/*
+ * Learns dir/name the way lookup does, its st_dev XOR flip (1: as if on
+ * another file system); NULL if it does not exist.
+ */
+static struct fs_inode *learn_flip(struct fs_table *t, const char *name,
+				   dev_t flip)
 {
 	struct stat st;
 	int fd = openat(root_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
@@ -35,7 +39,13 @@ static struct fs_inode *learn(struct fs_table *t, const char *name)
 			close(fd);
 		return NULL;
 	}
+	st.st_dev ^= flip;
 	return fs_table_learn(t, fd, &st);
+}
+
+static struct fs_inode *learn(struct fs_table *t, const char *name)
+{
+	return learn_flip(t, name, 0);
 }
 
 static bool known(struct fs_table *t, struct fs_inode *in, uint64_t *node)
@@ -269,6 +279,17 @@ static void test_held_handles(struct fs_table *t)
 		fs_table_forget(t, p->nodeid, 1);
 	CHECK("held_handle_sure_again_once_it_is_forgotten",
 	      held(t, &u.fh, &id) == 0);
+	make_file("hg");
+	if (!handle_of("hg", &u.fh, &mnt)) {
+		CHECK("held_handle_supported", false);
+		return;
+	}
+	f = learn_flip(t, "hg", 1);
+	CHECK("held_handle_cannot_tell_if_found_on_another_fs",
+	      f && held(t, &u.fh, &id) == -1);
+	if (f)
+		fs_table_forget(t, f->nodeid, 1);
+	unlinkat(root_fd, "hg", 0);
 }
 
 static bool shows(struct fs_table *t, uint64_t parent, const char *name,
