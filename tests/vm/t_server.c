@@ -58,6 +58,15 @@ static bool reads(const char *path, const char *want)
 	return n == (ssize_t)strlen(want) && !memcmp(buf, want, n);
 }
 
+#define PROBE_NAME 16
+
+/* Probe n's file and directory names. */
+static void probe_names(int n, char *w, char *s)
+{
+	snprintf(w, PROBE_NAME, "w%d", n);
+	snprintf(s, PROBE_NAME, "s%d", n);
+}
+
 /*
  * Probe n: a remote write of a new file wn, then a remote mkdir sn. Reads
  * CREATE wn, then wn's MODIFY and CLOSE_WRITE (pushed: *pushed) or not,
@@ -65,11 +74,10 @@ static bool reads(const char *path, const char *want)
  */
 static bool probe_root(int n, bool *pushed)
 {
-	char w[16], s[16], path[64];
+	char w[PROBE_NAME], s[PROBE_NAME], path[64];
 	struct vm_event ev = { 0 };
 
-	snprintf(w, sizeof(w), "w%d", n);
-	snprintf(s, sizeof(s), "s%d", n);
+	probe_names(n, w, s);
 	snprintf(path, sizeof(path), B "/%s", w);
 	if (!put(path, "x", 0))
 		return false;
@@ -92,12 +100,11 @@ static bool probe_root(int n, bool *pushed)
 /* Removes probes 0..n-1's names, reading the DELETEs that makes. */
 static bool probes_removed(int n)
 {
-	char w[16], s[16], path[64];
+	char w[PROBE_NAME], s[PROBE_NAME], path[64];
 	int i;
 
 	for (i = 0; i < n; i++) {
-		snprintf(w, sizeof(w), "w%d", i);
-		snprintf(s, sizeof(s), "s%d", i);
+		probe_names(i, w, s);
 		snprintf(path, sizeof(path), B "/%s", w);
 		if (unlink(path))
 			return false;
