@@ -633,10 +633,14 @@ int fs_table_held_handle(struct fs_table *t, const void *handle, size_t len,
 		return -1;
 	pthread_mutex_lock(&t->lock);
 	in = find_handle(t, &k);
-	/* Handles of another file system (a mount inside) may look alike. */
-	if (in && in->id.dev == t->dev)
+	if (!in) {
+		held = t->unindexed ? -1 : 0;
+	} else if (in->id.dev != t->dev) {
+		held = -1;	/* another file system's handles may look alike */
+	} else {
 		*id = in->id;
-	held = in && in->id.dev == t->dev ? 1 : in || t->unindexed ? -1 : 0;
+		held = 1;
+	}
 	pthread_mutex_unlock(&t->lock);
 	return held;
 }
