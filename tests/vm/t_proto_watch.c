@@ -3,7 +3,8 @@
  * t_proto_watch - patches 3-5: the combined mask of local marks reaches
  * the server as FUSE_FSNOTIFY, for inotify and fanotify inode marks and
  * for a fanotify filesystem mark, and drops to 0 on inotify_rm_watch,
- * on fanotify mark removal and when the watching process exits.
+ * on fanotify mark removal and when the watching process exits. Patch
+ * 12: a node's next update is sent only once the one before is answered.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 
 #include "../lib/check.h"
 #include "rnotify_proto.h"
+#include "vmcall.h"
 #include "vmfs.h"
 #include "vmwatch.h"
 
@@ -85,6 +87,52 @@ static void test_inotify_and_fanotify(void)
 	      WAIT(1, FUSE_FSNOTIFY_FILESYSTEM, 0, ~0ULL) && mask == 0);
 }
 
+static int watch_h(int fd)
+{
+	return inotify_add_watch(fd, MNT "/h", IN_MODIFY);
+}
+
+/*
+ * The server holds its answer to h's mask 0 (inotify_rm_watch); adding
+ * the watch again must wait, with its mask unsent, until the server
+ * answers: a server answering in another order would end with mask 0. A
+ * lookup after the add sleeps is the sentinel: the kernel queues requests
+ * in order, and the server reads them in order, so a mask sent before
+ * the lookup has been counted by the time the lookup is answered.
+ */
+static void test_updates_in_order(void)
+{
+	int ifd = inotify_init1(IN_CLOEXEC), wd;
+	struct vm_call call;
+	struct stat st;
+	unsigned int n;
+	bool started;
+	uint64_t h;
+
+	CHECK("order: local mknod h", mknod(MNT "/h", S_IFREG | 0644, 0) == 0);
+	h = node("h");
+	wd = watch_h(ifd);
+	CHECK("order: watch h", wd >= 0 && WAIT(h, FUSE_FSNOTIFY_INODE,
+	      FUSE_FSNOTIFY_MODIFY, 0));
+	vmfs_hold_watch_replies();
+	CHECK("order: inotify_rm_watch h", inotify_rm_watch(ifd, wd) == 0);
+	CHECK("order: mask 0 sent, its answer held",
+	      WAIT(h, FUSE_FSNOTIFY_INODE, 0, ~0ULL) && mask == 0);
+	n = vmfs_watch_count();
+	started = vm_call_start(&call, watch_h, ifd);
+	CHECK("order: watching h again waits", started &&
+	      vm_call_sleeps(&call));
+	CHECK("order: sentinel lookup", stat(MNT "/order-sentinel", &st) < 0 &&
+	      errno == ENOENT);
+	CHECK("order: the new mask is not sent before the answer",
+	      vmfs_watch_count() == n);
+	CHECK("order: server answers", vmfs_release_watch_replies());
+	CHECK("order: the watch is back", started && vm_call_join(&call) >= 0);
+	CHECK("order: the server ends with the new mask",
+	      WAIT(h, FUSE_FSNOTIFY_INODE, FUSE_FSNOTIFY_MODIFY, 0));
+	close(ifd);
+}
+
 /* A watcher that exits without removing its watch. */
 static void test_process_exit(void)
 {
@@ -131,6 +179,7 @@ int main(void)
 	CHECK("watch: kernel offers FUSE_HAS_FSNOTIFY", vmfs_kernel_offered());
 	CHECK("watch: server accepted it", vmfs_fsnotify_on());
 	test_inotify_and_fanotify();
+	test_updates_in_order();
 	test_process_exit();
 	vmfs_stop();
 	return check_exit();

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * t_server - rnotifyfs itself on the patched kernel: it negotiates the
- * protocol at INIT (delivery=protocol refuses to run otherwise) and
+ * protocol at INIT (delivery=protocol refuses to run otherwise), a watch
+ * or mark added on the mount is in effect on the server when the call
+ * returns (the call waits while the server is stopped), and
  * remote changes made to BACKING (a tmpfs) reach inotify and fanotify
  * watchers on the mount as notifications: every event type, rename
  * cookies, DELETE_SELF/IGNORED, children the kernel never looked up
@@ -26,6 +28,7 @@
 
 #include "../lib/check.h"
 #include "vmcache.h"
+#include "vmcall.h"
 #include "vmserver.h"
 #include "vmwatch.h"
 
@@ -58,89 +61,67 @@ static bool reads(const char *path, const char *want)
 	return n == (ssize_t)strlen(want) && !memcmp(buf, want, n);
 }
 
-#define PROBE_NAME 16
-
-/* Probe n's file and directory names. */
-static void probe_names(int n, char *w, char *s)
+static bool stop(pid_t pid)
 {
-	snprintf(w, PROBE_NAME, "w%d", n);
-	snprintf(s, PROBE_NAME, "s%d", n);
+	int status;
+
+	return !kill(pid, SIGSTOP) && waitpid(pid, &status, WUNTRACED) == pid &&
+	       WIFSTOPPED(status);
 }
 
 /*
- * Probe n: a remote write of a new file wn, then a remote mkdir sn. Reads
- * CREATE wn, then wn's MODIFY and CLOSE_WRITE (pushed: *pushed) or not,
- * then CREATE sn.
+ * A watch is in effect on the server when the call that added it
+ * returns (kernel patches 11-12): with the server stopped, add(fd) must
+ * wait in the kernel; the server resumed, it returns. *waited says
+ * whether it waited; the return is add()'s, or -1.
  */
-static bool probe_root(int n, bool *pushed)
+static int add_with_server_stopped(int (*add)(int fd), int fd, bool *waited)
 {
-	char w[PROBE_NAME], s[PROBE_NAME], path[64];
-	struct vm_event ev = { 0 };
+	struct vm_call call;
+	struct stat st;
 
-	probe_names(n, w, s);
-	snprintf(path, sizeof(path), B "/%s", w);
-	if (!put(path, "x", 0))
-		return false;
-	snprintf(path, sizeof(path), B "/%s", s);
-	if (mkdir(path, 0755) ||
-	    !vm_inotify_expect(in_dir, IN_CREATE, w, NULL))
-		return false;
-	while (vm_inotify_next(in_dir, &ev)) {
-		if (ev.mask == (IN_CREATE | IN_ISDIR) && !strcmp(ev.name, s))
-			return true;
-		if (strcmp(ev.name, w) ||
-		    (ev.mask != IN_MODIFY && ev.mask != IN_CLOSE_WRITE))
-			break;
-		*pushed = true;
+	*waited = false;
+	/* The mount's attributes cached (60 s): add asks for the mask only. */
+	if (stat(M, &st) || !stop(server))
+		return -1;
+	if (!vm_call_start(&call, add, fd)) {
+		kill(server, SIGCONT);
+		return -1;
 	}
-	vm_event_print("root watch probe got", &ev);
-	return false;
+	*waited = vm_call_sleeps(&call);
+	if (kill(server, SIGCONT))
+		return -1;
+	return vm_call_join(&call);
 }
 
-/* Removes probes 0..n-1's names, reading the DELETEs that makes. */
-static bool probes_removed(int n)
+static int add_root_watch(int fd)
 {
-	char w[PROBE_NAME], s[PROBE_NAME], path[64];
-	int i;
-
-	for (i = 0; i < n; i++) {
-		probe_names(i, w, s);
-		snprintf(path, sizeof(path), B "/%s", w);
-		if (unlink(path))
-			return false;
-		snprintf(path, sizeof(path), B "/%s", s);
-		if (rmdir(path) ||
-		    !vm_inotify_expect(in_dir, IN_DELETE, w, NULL) ||
-		    !vm_inotify_expect(in_dir, IN_DELETE | IN_ISDIR, s, NULL))
-			return false;
-	}
-	return true;
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return inotify_add_watch(fd, M, IN_EVENTS);
 }
 
 /*
- * A new watch's mask reaches the server asynchronously; until it has, the
- * server drops events about files the kernel never looked up (README,
- * Limits). Waits until the root watch's has: probes until one's write
- * comes pushed (the events' order tells; VM_WAIT_MS only bounds it).
+ * The root watch, added while the server is stopped; then a remote
+ * write of a file the kernel never looked up, made at once: its MODIFY
+ * and CLOSE_WRITE are sent only once the server has the root's mask.
  */
-static bool root_watch_reached_server(void)
+static void test_add_watch_waits(void)
 {
-	long deadline = now_ms() + VM_WAIT_MS;
-	bool pushed = false;
-	int n = 0;
+	bool waited;
 
-	while (!pushed && now_ms() < deadline)
-		if (!probe_root(n++, &pushed))
-			return false;
-	return pushed && probes_removed(n);
+	CHECK("add watch: returns a watch",
+	      add_with_server_stopped(add_root_watch, in_dir, &waited) >= 0);
+	CHECK("add watch: inotify_add_watch waited for the stopped server",
+	      waited);
+	CHECK("add watch: remote write of aw", put(B "/aw", "x", 0));
+	CHECK("add watch: CREATE aw", vm_inotify_expect(in_dir, IN_CREATE,
+	      "aw", NULL));
+	CHECK("add watch: MODIFY aw", vm_inotify_expect(in_dir, IN_MODIFY,
+	      "aw", NULL));
+	CHECK("add watch: CLOSE_WRITE aw", vm_inotify_expect(in_dir,
+	      IN_CLOSE_WRITE, "aw", NULL));
+	CHECK("add watch: remote unlink", unlink(B "/aw") == 0);
+	CHECK("add watch: DELETE aw next", vm_inotify_expect(in_dir,
+	      IN_DELETE, "aw", NULL));
 }
 
 static void test_check_says_protocol(void)
@@ -274,14 +255,6 @@ static void test_push(void)
 	close(fan);
 }
 
-static bool stop(pid_t pid)
-{
-	int status;
-
-	return !kill(pid, SIGSTOP) && waitpid(pid, &status, WUNTRACED) == pid &&
-	       WIFSTOPPED(status);
-}
-
 /*
  * While the server is stopped, tk is written, then replaced by another
  * file renamed over it. When the server reads the write, the name leads
@@ -392,11 +365,33 @@ static void test_local_once(void)
 	      IN_CREATE | IN_ISDIR, "sentinel", NULL));
 }
 
+static int add_close_write_mark(int fd)
+{
+	return fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+			     FAN_CLOSE_WRITE, AT_FDCWD, M);
+}
+
+/*
+ * A group without FID: its fanotify_mark() asks the server for nothing
+ * but the mask (a FID group's asks for STATFS, for the fsid).
+ */
+static void test_fanotify_mark_waits(void)
+{
+	int fan = fanotify_init(FAN_CLASS_NOTIF, O_RDONLY);
+	bool waited = false;
+
+	CHECK("fanotify: filesystem mark for CLOSE_WRITE", fan >= 0 &&
+	      add_with_server_stopped(add_close_write_mark, fan, &waited) == 0);
+	CHECK("fanotify: fanotify_mark waited for the stopped server", waited);
+	close(fan);
+}
+
 static void test_fanotify_filesystem_mark(void)
 {
 	int fan = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME,
 				O_RDONLY);
 
+	test_fanotify_mark_waits();
 	CHECK("fanotify: filesystem mark on the mount", fan >= 0 &&
 	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
 			    FAN_CREATE | FAN_DELETE | FAN_ONDIR, AT_FDCWD,
@@ -521,10 +516,7 @@ int main(void)
 		return check_exit();
 	test_check_says_protocol();
 	in_dir = inotify_init1(IN_CLOEXEC);
-	CHECK("server: watch the mount root",
-	      inotify_add_watch(in_dir, M, IN_EVENTS) >= 0);
-	CHECK("server: the root watch reached the server",
-	      root_watch_reached_server());
+	test_add_watch_waits();
 	test_create_write();
 	test_push();
 	test_push_taken_over();

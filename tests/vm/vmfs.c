@@ -53,6 +53,9 @@ static struct {
 	struct vmfs_watch watch[VMFS_WATCHES];
 	unsigned int nwatches;
 	unsigned int watch_count;
+	bool hold_watch_replies;
+	uint64_t held[VMFS_HELD];	/* uniques of unanswered updates */
+	unsigned int nheld;
 	unsigned int lookups;
 	struct vmfs_opts opts;
 	uint64_t init_unique;
@@ -407,11 +410,15 @@ static const struct fuse_lowlevel_ops vmfs_ops = {
 	.readdir	= vmfs_readdir,
 };
 
-/* Record a watch update and answer it; never seen by libfuse. */
+/*
+ * Record a watch update and answer it, unless answers are held; never
+ * seen by libfuse.
+ */
 static void vmfs_handle_watch(int fd, const void *buf, size_t len)
 {
 	unsigned char reply[16];
 	struct proto_watch w;
+	bool held = false;
 	unsigned int i;
 	int err, n;
 
@@ -433,8 +440,14 @@ static void vmfs_handle_watch(int fd, const void *buf, size_t len)
 			vmfs.nwatches++;
 	}
 	vmfs.watch_count++;
+	if (vmfs.hold_watch_replies && vmfs.nheld < VMFS_HELD) {
+		vmfs.held[vmfs.nheld++] = w.unique;
+		held = true;
+	}
 	pthread_cond_broadcast(&vmfs.changed);
 	pthread_mutex_unlock(&vmfs.lock);
+	if (held)
+		return;
 
 	n = proto_encode_reply(reply, sizeof(reply), w.unique, 0);
 	if (n > 0 && write(fd, reply, n) != n)
@@ -756,6 +769,34 @@ bool vmfs_fsnotify_on(void)
 unsigned int vmfs_watch_count(void)
 {
 	return vmfs_counter(&vmfs.watch_count);
+}
+
+void vmfs_hold_watch_replies(void)
+{
+	pthread_mutex_lock(&vmfs.lock);
+	vmfs.hold_watch_replies = true;
+	pthread_mutex_unlock(&vmfs.lock);
+}
+
+bool vmfs_release_watch_replies(void)
+{
+	uint64_t held[VMFS_HELD];
+	unsigned char reply[16];
+	unsigned int i, n;
+	bool ok = true;
+	int len;
+
+	pthread_mutex_lock(&vmfs.lock);
+	vmfs.hold_watch_replies = false;
+	n = vmfs.nheld;
+	memcpy(held, vmfs.held, n * sizeof(held[0]));
+	vmfs.nheld = 0;
+	pthread_mutex_unlock(&vmfs.lock);
+	for (i = 0; i < n; i++) {
+		len = proto_encode_reply(reply, sizeof(reply), held[i], 0);
+		ok = ok && len > 0 && !vmfs_write_frame(reply, len);
+	}
+	return ok;
 }
 
 static bool vmfs_mask_ok(uint64_t nodeid, uint32_t flags, uint64_t set,

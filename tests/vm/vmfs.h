@@ -7,7 +7,8 @@
  *
  * It talks to /dev/fuse through libfuse's custom I/O hooks so that it can
  * see every frame before libfuse does: it answers FUSE_FSNOTIFY itself
- * (libfuse 3.14 would answer ENOSYS), records each mask it gets, and turns
+ * (libfuse 3.14 would answer ENOSYS; a test can have it hold the answers),
+ * records each mask it gets, and turns
  * the remote-fsnotify extension on at INIT by setting FUSE_HAS_FSNOTIFY in
  * libfuse's INIT reply when the test asked for it and the kernel offered it.
  *
@@ -89,6 +90,15 @@ bool vmfs_fsnotify_on(void);
 
 /* Number of FUSE_FSNOTIFY requests seen so far. */
 unsigned int vmfs_watch_count(void);
+
+/*
+ * From now on, record FUSE_FSNOTIFY requests but leave them unanswered
+ * (up to VMFS_HELD of them), until vmfs_release_watch_replies() answers
+ * them, in order, and stops holding; false if a reply failed.
+ */
+#define VMFS_HELD 8
+void vmfs_hold_watch_replies(void);
+bool vmfs_release_watch_replies(void);
 
 /*
  * Wait up to timeout_ms for the latest mask recorded for nodeid/flags to
