@@ -13,11 +13,12 @@
  * plus mode whether or not anyone will stat the entries, and for later
  * batches only when lookups followed. Attributes cost a read of each
  * entry's inode, which a plain listing of a big cold directory pays for
- * nothing; so a batch from offset 0 carries attributes for its first
- * FS_PLUS_FIRST entries only, the others plainly (no node id: the kernel
- * looks them up if asked). A small directory is still listed whole in
- * plus mode; ls -l of a big one looks up the rest of the first batch,
- * and the lookups make the kernel ask for the following batches in plus.
+ * nothing (bindfs gives none). So a batch from offset 0 carries
+ * attributes only if the whole directory has at most FS_PLUS_SMALL
+ * entries (ls -l of it then needs no lookup); a bigger one's first batch
+ * is plain (no node id: the kernel looks entries up if asked), and the
+ * lookups of an ls -l make the kernel ask for the following batches in
+ * plus.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -30,7 +31,7 @@
 #include "fs_internal.h"
 #include "names_shown.h"
 
-#define FS_PLUS_FIRST 32
+#define FS_PLUS_SMALL 32
 
 struct fs_dir {
 	DIR *dp;
@@ -139,15 +140,34 @@ static size_t add_plain(fuse_req_t req, struct dirent *de, char *p,
 	return fuse_add_direntry(req, p, rem, de->d_name, &st, de->d_off);
 }
 
+/*
+ * Does the directory have at most FS_PLUS_SMALL entries? Reads that far
+ * ahead (from the buffer of the first getdents, for a big directory) and
+ * goes back to the start.
+ */
+static bool dir_is_small(struct fs_dir *d)
+{
+	int n = 0;
+
+	rewinddir(d->dp);
+	errno = 0;
+	while (n <= FS_PLUS_SMALL && readdir(d->dp))
+		n++;
+	rewinddir(d->dp);
+	d->entry = NULL;
+	d->offset = 0;
+	return n <= FS_PLUS_SMALL && !errno;
+}
+
 static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
 		       off_t off, struct fuse_file_info *fi, bool plus)
 {
 	struct fs *fs = fs_of(req);
 	struct fs_dir *d = dir_of(fi);
 	struct fs_inode *dir = fs_inode_get(fs, ino);
-	char *buf = calloc(1, size);
-	size_t with_attrs = off ? SIZE_MAX : FS_PLUS_FIRST;
-	size_t used = 0, count = 0, n;
+	char *buf = malloc(size);
+	bool attrs = off || !plus || dir_is_small(d);
+	size_t used = 0, n;
 	int err = 0;
 
 	if (!buf || !dir) {
@@ -169,12 +189,11 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
 			}
 		}
 		n = plus ? add_plus(req, dir, d->entry, buf + used,
-				    size - used, count < with_attrs) :
+				    size - used, attrs) :
 			   add_plain(req, d->entry, buf + used, size - used);
 		if (n > size - used)
 			break;
 		used += n;
-		count++;
 		d->offset = d->entry->d_off;
 		d->entry = NULL;
 	}

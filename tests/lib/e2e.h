@@ -58,6 +58,8 @@ void e2e_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Mounts (or, native, just makes the dirs); on failure prints FAIL, exits. */
 void e2e_mount(const char *opts);
 bool e2e_native(void);
+/* The server's pid; 0 in native mode. */
+pid_t e2e_server_pid(void);
 const char *e2e_backing(void);
 const char *e2e_mnt(void);
 /* BACKING/rel and MNT/rel in one of 16 rotating static buffers. */

@@ -47,6 +47,11 @@ bool e2e_native(void)
 	return e2e_is_native;
 }
 
+pid_t e2e_server_pid(void)
+{
+	return e2e_server;
+}
+
 const char *e2e_backing(void)
 {
 	return e2e_back;

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A listing gives the kernel entries with attributes (readdirplus) only
+ * for a small directory: ls -l of it then needs no lookup, while a plain
+ * listing of a big cold directory does not pay a read of every inode it
+ * lists. The server holds an O_PATH fd for each entry the kernel holds,
+ * so its fd count tells how many entries a listing handed over: none for
+ * 40 files, all for 10, and no new one when those 10 are then stat()ed.
+ * The files are made outside the export and moved in inside a directory,
+ * so that no event about them is replayed (which would hand them over).
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../lib/e2e.h"
+
+CHECK_MAIN_DEFS;
+
+#define LS_BIG 40
+#define LS_SMALL 10
+
+/* Open fds of the server, or -1. */
+static int server_fds(void)
+{
+	char path[64];
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)e2e_server_pid());
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* Makes dir/f0..f(n-1) under top, a directory outside the export. */
+static bool make_files(const char *top, const char *dir, int n)
+{
+	char path[PATH_MAX];
+	int i, fd;
+
+	snprintf(path, sizeof(path), "%s/%s", top, dir);
+	if (mkdir(path, 0755))
+		return false;
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s/f%d", top, dir, i);
+		fd = open(path, O_CREAT | O_WRONLY | O_EXCL, 0644);
+		if (fd < 0 || close(fd))
+			return false;
+	}
+	return true;
+}
+
+/* BACKING/ls holds big and small; the mount has seen only ls. */
+static bool files_moved_in(void)
+{
+	char top[PATH_MAX];
+
+	snprintf(top, sizeof(top), "%s/../ls", e2e_backing());
+	if (mkdir(top, 0755) || !make_files(top, "big", LS_BIG) ||
+	    !make_files(top, "small", LS_SMALL) ||
+	    rename(top, e2e_bpath("ls")))
+		return false;
+	e2e_sync();
+	return true;
+}
+
+/* Lists MNT/dir; the number of names read, or -1. */
+static int list(const char *dir)
+{
+	DIR *d = opendir(e2e_mpath(dir));
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+static bool stat_all(const char *dir, int n)
+{
+	char rel[64];
+	struct stat st;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(rel, sizeof(rel), "%s/f%d", dir, i);
+		if (stat(e2e_mpath(rel), &st))
+			return false;
+	}
+	return true;
+}
+
+int main(void)
+{
+	struct stat st;
+	int fds;
+
+	e2e_mount(NULL);
+	if (e2e_native()) {
+		e2e_info("listing: nothing to check without a server");
+		return check_exit();
+	}
+	CHECK("listing: files moved into the export", files_moved_in());
+	CHECK("listing: directories looked up",
+	      !stat(e2e_mpath("ls/big"), &st) &&
+	      !stat(e2e_mpath("ls/small"), &st));
+	fds = server_fds();
+	CHECK("listing: big directory listed whole",
+	      list("ls/big") == LS_BIG + 2);
+	CHECK("listing: big directory: no entry handed over",
+	      fds >= 0 && server_fds() == fds);
+	CHECK("listing: small directory listed whole",
+	      list("ls/small") == LS_SMALL + 2);
+	CHECK("listing: small directory: every entry handed over",
+	      fds >= 0 && server_fds() == fds + LS_SMALL);
+	CHECK("listing: stat of the small directory's files",
+	      stat_all("ls/small", LS_SMALL));
+	CHECK("listing: no lookup needed after",
+	      fds >= 0 && server_fds() == fds + LS_SMALL);
+	return check_exit();
+}
