@@ -166,14 +166,16 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
 	struct fs_dir *d = dir_of(fi);
 	struct fs_inode *dir = fs_inode_get(fs, ino);
 	char *buf = malloc(size);
-	bool attrs = off || !plus || dir_is_small(d);
 	size_t used = 0, n;
+	bool attrs;
 	int err = 0;
 
 	if (!buf || !dir) {
 		err = buf ? ESTALE : ENOMEM;
 		goto out;
 	}
+	/* Only a plus batch from offset 0 needs to look ahead. */
+	attrs = !plus || off || dir_is_small(d);
 	if (off != d->offset) {
 		seekdir(d->dp, off);
 		d->entry = NULL;
