@@ -215,7 +215,9 @@ int fs_node_stat(struct fs *fs, uint64_t nodeid, struct stat *st);
 /*
  * Maps a host file handle (as fanotify reports it) of a directory the
  * client knows to its host id, even after the directory has been removed
- * from the backing store. False if it was never known.
+ * from the backing store. False if it was never known, or known only
+ * through a mount inside the export (another file system's handles may
+ * look alike).
  */
 bool fs_resolve_dir_handle(struct fs *fs, const void *handle, size_t len,
 			   int type, struct rn_id *id);

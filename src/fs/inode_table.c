@@ -166,13 +166,23 @@ union fs_handle_buf {
 	char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
 };
 
-/* The host handle of fd, as fanotify reports it; false if none. */
-static bool handle_of(int fd, union fs_handle_buf *u)
+/*
+ * The host handle of fd, as fanotify reports it, and the id of the mount
+ * fd is on; false if none.
+ */
+static bool handle_of(int fd, union fs_handle_buf *u, int *mnt)
 {
+	u->fh.handle_bytes = MAX_HANDLE_SZ;
+	return !name_to_handle_at(fd, "", &u->fh, mnt, AT_EMPTY_PATH);
+}
+
+/* The mount id of fd, -1 if its file system gives no handles. */
+static int mount_id_of(int fd)
+{
+	union fs_handle_buf u;
 	int mnt;
 
-	u->fh.handle_bytes = MAX_HANDLE_SZ;
-	return !name_to_handle_at(fd, "", &u->fh, &mnt, AT_EMPTY_PATH);
+	return handle_of(fd, &u, &mnt) ? mnt : -1;
 }
 
 /* Table lock held: gives an inode whose fd was closed its fd back. */
@@ -197,9 +207,7 @@ static bool inode_reopen(struct fs_table *t, struct fs_inode *in)
 /* Table lock held: closes an idle inode's fd; its handle reopens it. */
 static void idle_close(struct fs_table *t, struct fs_inode *in)
 {
-	struct fs_inode *root = find_node(t, FS_TABLE_ROOT);
-
-	if (in->id.dev != root->id.dev || !in->fh_len)
+	if (!in->root_mount)
 		return;
 	close(in->fd);
 	in->fd = -1;
@@ -292,7 +300,8 @@ static struct fs_inode *inode_new(struct fs_table *t, int fd,
 				  const struct stat *st)
 {
 	union fs_handle_buf u;
-	bool has_fh = fd >= 0 && handle_of(fd, &u);
+	int mnt;
+	bool has_fh = fd >= 0 && handle_of(fd, &u, &mnt);
 	size_t tail = fd < 0 ? sizeof(*st) : has_fh ? u.fh.handle_bytes : 0;
 	struct fs_inode *in = calloc(1, sizeof(*in) + tail);
 
@@ -306,6 +315,7 @@ static struct fs_inode *inode_new(struct fs_table *t, int fd,
 		in->fh_len = u.fh.handle_bytes;
 		memcpy(in->tail, u.fh.f_handle, in->fh_len);
 		in->id.gen = rn_handle_gen(in->fh_type, in->tail, in->fh_len);
+		in->root_mount = mnt == t->mnt_id;
 	}
 	in->nodeid = t->next_node++;
 	in->generation = ++t->next_gen;
@@ -378,7 +388,7 @@ int fs_table_init(struct fs_table *t, int root_fd)
 	memset(t, 0, sizeof(*t));
 	if (fstatat(root_fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
 		return -errno;
-	t->dev = st.st_dev;
+	t->mnt_id = mount_id_of(root_fd);
 	if (hash_index_init(&t->by_node, node_hash_of) ||
 	    hash_index_init(&t->by_id, id_hash_of) ||
 	    hash_index_init(&t->by_handle, handle_hash_of) ||
@@ -616,6 +626,8 @@ bool fs_table_resolve_handle(struct fs_table *t, const void *handle,
 		return false;
 	pthread_mutex_lock(&t->lock);
 	in = find_handle(t, &k);
+	if (in && !in->root_mount)
+		in = NULL;	/* another mount's handles may look alike */
 	if (in)
 		*id = in->id;
 	pthread_mutex_unlock(&t->lock);
@@ -635,8 +647,8 @@ int fs_table_held_handle(struct fs_table *t, const void *handle, size_t len,
 	in = find_handle(t, &k);
 	if (!in) {
 		held = t->unindexed ? -1 : 0;
-	} else if (in->id.dev != t->dev) {
-		held = -1;	/* another file system's handles may look alike */
+	} else if (!in->root_mount) {
+		held = -1;	/* another mount's handles may look alike */
 	} else {
 		*id = in->id;
 		held = 1;

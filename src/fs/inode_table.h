@@ -39,6 +39,13 @@ struct fs_inode {
 
 	int fh_type;		/* the host file handle, in the tail */
 	uint8_t fh_len;		/* 0: no handle */
+	/*
+	 * The handle was taken on the backing root's mount: it reopens at
+	 * mount_fd, and it is the one the filesystem mark reports. A mount
+	 * inside the export may be another file system whose handles look
+	 * alike; a btrfs subvolume, on the same mount, is not one.
+	 */
+	bool root_mount;
 	bool ghost;		/* the tail is the ghost's attributes */
 	uint16_t type;		/* S_IFMT bits of st_mode */
 
@@ -64,7 +71,7 @@ struct fs_table {
 	struct hash_index by_handle;
 	/* Real inodes by_handle misses: no handle, or another's. */
 	unsigned long unindexed;
-	uint64_t dev;		/* the backing root's st_dev */
+	int mnt_id;		/* the backing root's mount, -1: no handles */
 	struct hash_index names;	/* see names_shown.c */
 	uint64_t next_node;
 	uint32_t next_gen;
@@ -120,13 +127,14 @@ bool fs_table_id_of(struct fs_table *t, uint64_t nodeid, struct rn_id *id);
 /* Is the node still known (not forgotten), and with which generation? */
 bool fs_table_node_live(struct fs_table *t, uint64_t nodeid,
 			uint32_t *generation);
+/* The id of the object learned on the root's mount with this handle. */
 bool fs_table_resolve_handle(struct fs_table *t, const void *handle,
 			     size_t len, int type, struct rn_id *id);
 /*
  * Is the object with this host handle, on the backing root's file system,
  * one the table holds? 1 with its *id; 0 if certainly not; -1 if the
  * table cannot tell (some real inode is not found by its handle, or the
- * one found is on another file system).
+ * one found was learned on another mount).
  */
 int fs_table_held_handle(struct fs_table *t, const void *handle, size_t len,
 			 int type, struct rn_id *id);

@@ -3,14 +3,17 @@
  * Unit tests of the passthrough's pure parts: the inode table (node ids,
  * generations, lookup counts, ghosts, handles), the names-shown
  * index (hard links, rename, exchange, forget) and name validation. They
- * run on a scratch directory under /tmp; no mount is involved.
+ * run on a scratch directory under /tmp; no FUSE mount is involved (one
+ * test mounts a tmpfs inside it, in a mount namespace of its own).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -285,11 +288,103 @@ static void test_held_handles(struct fs_table *t)
 		return;
 	}
 	f = learn_flip(t, "hg", 1);
-	CHECK("held_handle_cannot_tell_if_found_on_another_fs",
-	      f && held(t, &u.fh, &id) == -1);
+	CHECK("held_handle_found_with_another_dev_on_the_root_mount",
+	      f && held(t, &u.fh, &id) == 1 && rn_id_equal(&id, &f->id));
 	if (f)
 		fs_table_forget(t, f->nodeid, 1);
 	unlinkat(root_fd, "hg", 0);
+}
+
+static bool resolves(struct fs_table *t, const struct file_handle *fh,
+		     struct rn_id *id)
+{
+	return fs_table_resolve_handle(t, fh->f_handle, fh->handle_bytes,
+				       fh->handle_type, id);
+}
+
+/*
+ * A mount namespace of our own, so that a mount made here is seen by
+ * this process only and ends with it. Made before any fd is opened: an
+ * fd opened in the old namespace would not see the new one's mounts.
+ */
+static bool private_mounts(void)
+{
+	return !unshare(CLONE_NEWNS) &&
+	       !mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+}
+
+/* A tmpfs at dir/m; false if not mounted. */
+static bool mount_inside(bool private)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "%s/m", dir);
+	return private && !mkdirat(root_fd, "m", 0755) &&
+	       !mount("tmpfs", path, "tmpfs", 0, "size=1m");
+}
+
+/* Takes a reference and drops it: in becomes idle. */
+static void use(struct fs_table *t, struct fs_inode *in)
+{
+	fs_table_put(t, fs_table_get(t, in->nodeid));
+}
+
+/* Learned: f on the tmpfs at m, g on the root's mount. */
+static void check_mounts_apart(struct fs_table *t, struct fs_inode *f,
+			       struct fs_inode *g)
+{
+	union {
+		struct file_handle fh;
+		char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} u;
+	unsigned long saved = t->max_fds;
+	struct rn_id id = { 0 };
+	int mnt;
+
+	CHECK("other_mount_has_handle", handle_of("m/f", &u.fh, &mnt));
+	CHECK("other_mount_cannot_tell_if_held", held(t, &u.fh, &id) == -1);
+	CHECK("other_mount_not_resolved", !resolves(t, &u.fh, &id));
+	CHECK("root_mount_resolved", handle_of("rf", &u.fh, &mnt) &&
+	      resolves(t, &u.fh, &id) && rn_id_equal(&id, &g->id));
+	t->max_fds = 0;
+	use(t, g);
+	use(t, f);
+	CHECK("fd_closed_past_the_fd_bound_on_root_mount_only",
+	      g->fd < 0 && f->fd >= 0);
+	t->max_fds = saved;
+}
+
+/*
+ * An object learned on a mount inside the export, here another file
+ * system: its handle may look like one of the export's, which is what
+ * the filesystem mark reports. So it is never taken for the export's
+ * (held: cannot tell; resolve: unknown), and its fd is kept open: its
+ * handle would not reopen at the root's mount. A file of the root's
+ * mount is the control.
+ */
+static void test_other_mount(struct fs_table *t, bool private)
+{
+	struct fs_inode *f, *g;
+	char path[64];
+
+	if (!mount_inside(private)) {
+		CHECK("other_mount_setup", false);
+		return;
+	}
+	make_file("m/f");
+	make_file("rf");
+	f = learn(t, "m/f");
+	g = learn(t, "rf");
+	CHECK("other_mount_learned", f && g);
+	if (f && g)
+		check_mounts_apart(t, f, g);
+	if (f)
+		fs_table_forget(t, f->nodeid, 1);
+	if (g)
+		fs_table_forget(t, g->nodeid, 1);
+	unlinkat(root_fd, "rf", 0);
+	snprintf(path, sizeof(path), "%s/m", dir);
+	umount(path);
 }
 
 static bool shows(struct fs_table *t, uint64_t parent, const char *name,
@@ -448,6 +543,7 @@ static void test_fd_limit(struct fs_table *t)
 
 int main(void)
 {
+	bool private = private_mounts();
 	struct fs_table t;
 	char cmd[64];
 
@@ -462,6 +558,7 @@ int main(void)
 	test_ghosts(&t);
 	test_dir_handles(&t);
 	test_held_handles(&t);
+	test_other_mount(&t, private);
 	test_reused_ino(&t);
 	test_names(&t);
 	test_names_dead_dir(&t);
