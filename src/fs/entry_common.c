@@ -11,6 +11,7 @@
 
 #include "fs_internal.h"
 #include "names_shown.h"
+#include "shed.h"
 
 int fs_stat_fd(int fd, struct stat *st)
 {
@@ -62,6 +63,7 @@ void fs_reply_entry(fuse_req_t req, struct fs_inode *dir, const char *name,
 	fs_entry_param(fs, child, st, &e);
 	if (fuse_reply_entry(req, &e))
 		fs_table_forget(&fs->table, child->nodeid, 1);
+	fs_shed_throttle(&fs->table, FS_SHED_THROTTLE_MS);
 }
 
 /*
@@ -80,8 +82,10 @@ bool fs_reply_create(fuse_req_t req, struct fs_inode *dir, const char *name,
 	fs_names_show(&fs->table, dir->nodeid, name, child->nodeid);
 	fs_entry_param(fs, child, st, &e);
 	fs_inode_get(fs, child->nodeid);	/* the open file's */
-	if (!fuse_reply_create(req, &e, fi))
+	if (!fuse_reply_create(req, &e, fi)) {
+		fs_shed_throttle(&fs->table, FS_SHED_THROTTLE_MS);
 		return true;
+	}
 	fs_inode_put(fs, child);
 	fs_table_forget(&fs->table, child->nodeid, 1);
 	return false;

@@ -402,6 +402,7 @@ int fs_table_init(struct fs_table *t, int root_fd)
 	index_handle(t, root);
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->shed_cond, NULL);
+	pthread_cond_init(&t->sent_cond, NULL);
 	fs_list_init(&t->idle);
 	fs_list_init(&t->cold);
 	t->max_fds = fds_for_inodes();
@@ -431,6 +432,7 @@ void fs_table_destroy(struct fs_table *t)
 	if (t->mount_fd >= 0)
 		close(t->mount_fd);
 	pthread_cond_destroy(&t->shed_cond);
+	pthread_cond_destroy(&t->sent_cond);
 	pthread_mutex_destroy(&t->lock);
 	memset(t, 0, sizeof(*t));
 }

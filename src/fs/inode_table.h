@@ -88,6 +88,11 @@ struct fs_table {
 	unsigned long shed_pending;	/* shed_sent inodes still hashed */
 	pthread_cond_t shed_cond;	/* with lock: wakes the shedder */
 	bool shed_stop;
+	/* See shed_throttle.c. */
+	unsigned long shed_unsent;	/* names picked, not sent yet */
+	unsigned long shed_sends;	/* names sent, ever */
+	unsigned int throttled;		/* handlers waiting for a send */
+	pthread_cond_t sent_cond;	/* with lock: a name was sent */
 };
 
 /* Sets max_fds from the fd limit; tests may lower it afterwards. */

@@ -43,6 +43,7 @@ static size_t shed_batch(struct fs_shed *s, struct fs_table *t)
 	if (want > FS_SHED_NAMES)
 		want = FS_SHED_NAMES;
 	picked = fs_shed_pick_locked(t, want, b);
+	fs_shed_picked_locked(t, b->n);
 	s->picked += picked;
 	if (picked < want) {
 		live = fs_table_live_locked(t) + t->max_inodes / 16;
@@ -57,6 +58,7 @@ static size_t shed_batch(struct fs_shed *s, struct fs_table *t)
 			s->sent++;
 		else if (err == -ENOENT)
 			s->stale++;
+		fs_shed_sent(t);
 	}
 	pthread_mutex_lock(&t->lock);
 	return picked < want ? 0 : picked;
@@ -133,6 +135,7 @@ void fs_shed_stop(struct fs *fs)
 	pthread_mutex_lock(&t->lock);
 	t->shed_stop = true;
 	pthread_cond_signal(&t->shed_cond);
+	pthread_cond_broadcast(&t->sent_cond);	/* no more sends to wait for */
 	pthread_mutex_unlock(&t->lock);
 	pthread_join(s->thread, NULL);
 	fs->shed = NULL;

@@ -16,6 +16,8 @@
  * The notification takes the directory's lock in the kernel, so it is
  * never sent from a request handler: one thread, started when the session
  * is served and stopped while it still serves, sends them in batches.
+ * When that thread falls behind, handlers that added inodes wait for it
+ * after their reply (shed_throttle.c).
  */
 #ifndef RNOTIFY_FS_SHED_H
 #define RNOTIFY_FS_SHED_H
@@ -49,6 +51,20 @@ struct fs_shed_batch {
  */
 size_t fs_shed_pick_locked(struct fs_table *t, size_t want,
 			   struct fs_shed_batch *b);
+
+/*
+ * After a reply that added an inode: waits, at most ms, until the shedder
+ * sends a name if the table is FS_SHED_THROTTLE_OVER past its bound and
+ * the shedder has names to send. 0 (also if no wait was needed) or
+ * -ETIMEDOUT.
+ */
+int fs_shed_throttle(struct fs_table *t, unsigned int ms);
+/* The shedder picked n names (table lock held), sent one (not held). */
+void fs_shed_picked_locked(struct fs_table *t, size_t n);
+void fs_shed_sent(struct fs_table *t);
+
+#define FS_SHED_THROTTLE_OVER 4		/* a quarter of the bound */
+#define FS_SHED_THROTTLE_MS 10
 
 struct fs;
 

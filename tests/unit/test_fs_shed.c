@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests of the inode bound's choice of what to shed (shed_pick.c)
- * and of the bound derived from a memory limit (shed_bound.c), on a real
- * inode table over a scratch directory; no mount is involved.
+ * Unit tests of the inode bound's choice of what to shed (shed_pick.c),
+ * of the bound derived from a memory limit (shed_bound.c) and of the
+ * throttle on handlers (shed_throttle.c), on a real inode table over a
+ * scratch directory; no mount is involved.
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +106,89 @@ static void test_bound_for(void)
 	CHECK("shed_bound_floor", fs_shed_bound_for(1 << 20) == FS_SHED_MIN);
 }
 
+struct throttled {
+	struct fs_table *t;
+	int ret;
+	atomic_bool done;
+};
+
+static void *throttle_thread(void *arg)
+{
+	struct throttled *r = arg;
+
+	r->ret = fs_shed_throttle(r->t, 10000);
+	atomic_store(&r->done, true);
+	return NULL;
+}
+
+/* Until the thread waits in the throttle or has returned from it. */
+static void await_throttled(struct throttled *r)
+{
+	unsigned int n = 0;
+
+	while (!n && !atomic_load(&r->done)) {
+		sched_yield();
+		pthread_mutex_lock(&r->t->lock);
+		n = r->t->throttled;
+		pthread_mutex_unlock(&r->t->lock);
+	}
+}
+
+/* A send by the shedder ends a handler's wait. */
+static void check_send_ends_wait(struct fs_table *t)
+{
+	struct throttled r = { .t = t };
+	pthread_t th;
+
+	if (pthread_create(&th, NULL, throttle_thread, &r)) {
+		CHECK("throttle_thread", false);
+		return;
+	}
+	await_throttled(&r);
+	fs_shed_sent(t);
+	pthread_join(th, NULL);
+	CHECK("throttle_ends_at_a_send", r.ret == 0);
+}
+
+/*
+ * With a bound of 8 a handler is held back past 10 inodes, while the
+ * shedder has names to send: files left to pick, or names picked. A wait
+ * that should not happen would take 10 s and fail.
+ */
+static void test_throttle(void)
+{
+	struct fs_table t;
+	char name[16];
+	int i;
+
+	if (fs_table_init(&t, root_fd)) {
+		CHECK("throttle_table_init", false);
+		return;
+	}
+	fs_table_set_bound(&t, 8);
+	for (i = 0; i < 10; i++) {
+		snprintf(name, sizeof(name), "t%d", i);
+		make(&t, name, false);
+	}
+	CHECK("throttle_none_up_to_a_quarter_over",
+	      fs_shed_throttle(&t, 10000) == 0);
+	make(&t, "t10", false);
+	CHECK("throttle_waits_past_a_quarter_over",
+	      fs_shed_throttle(&t, 1) == -ETIMEDOUT);
+	check_send_ends_wait(&t);
+	pthread_mutex_lock(&t.lock);
+	t.shed_at = 100;	/* as when no idle file was left to pick */
+	pthread_mutex_unlock(&t.lock);
+	CHECK("throttle_none_with_nothing_to_send",
+	      fs_shed_throttle(&t, 10000) == 0);
+	pthread_mutex_lock(&t.lock);
+	fs_shed_picked_locked(&t, 3);
+	pthread_mutex_unlock(&t.lock);
+	CHECK("throttle_waits_while_names_picked_are_unsent",
+	      fs_shed_throttle(&t, 1) == -ETIMEDOUT);
+	fs_table_destroy(&t);
+}
+
 int main(void)
 {
 	struct fs_table t;
@@ -112,6 +200,7 @@ int main(void)
 	CHECK("shed_table_init", fs_table_init(&t, root_fd) == 0);
 	test_pick(&t);
 	test_bound_for();
+	test_throttle();
 	fs_table_destroy(&t);
 	close(root_fd);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
