@@ -14,12 +14,13 @@
  * stays near the bound.
  *
  * So once the table is a quarter past its bound and the shedder has names
- * to send, a handler that added an inode waits, after its reply, until
- * the shedder has sent one. The reply went first: the client's lookup
- * ends and unlocks the directory, so the shedder is not held up by the
- * very lookup that waits for it. The wait is bounded: another client's
- * lookup in that directory, queued behind this handler, would keep the
- * shedder waiting for the lock until this handler gives up.
+ * to send, a handler that replied with an entry (a lookup, a create: what
+ * adds inodes) waits, after its reply, until the shedder has sent one.
+ * The reply went first: the client's lookup ends and unlocks the
+ * directory, so the shedder is not held up by the very lookup that waits
+ * for it. The wait is bounded: another client's lookup in that
+ * directory, queued behind this handler, would keep the shedder waiting
+ * for the lock until this handler gives up.
  */
 #include <errno.h>
 #include <time.h>
