@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "mono_wait.h"
 #include "serve_loop.h"
 
 #define TICK_MIN_NS	5000000L
@@ -212,10 +213,7 @@ static void wait_tick(struct serve_loop *l, long ns)
 {
 	struct timespec t;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	t.tv_nsec += ns;
-	t.tv_sec += t.tv_nsec / 1000000000L;
-	t.tv_nsec %= 1000000000L;
+	mono_deadline(&t, ns);
 	pthread_cond_timedwait(&l->wake, &l->lock, &t);
 }
 
@@ -275,7 +273,6 @@ int serve_loop_run(struct fuse_session *se, unsigned int max_workers,
 		   struct cpu_pin *pin)
 {
 	struct serve_loop *l = calloc(1, sizeof(*l));
-	pthread_condattr_t ca;
 	int err;
 
 	if (!l)
@@ -284,10 +281,7 @@ int serve_loop_run(struct fuse_session *se, unsigned int max_workers,
 	l->pin = pin;
 	l->max_workers = max_workers;
 	pthread_mutex_init(&l->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&l->wake, &ca);
-	pthread_condattr_destroy(&ca);
+	mono_cond_init(&l->wake);
 	pthread_mutex_lock(&l->lock);
 	err = worker_start(l);
 	if (!err)

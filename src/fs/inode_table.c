@@ -69,6 +69,7 @@
 
 #include "inode_table.h"
 #include "../log_out.h"
+#include "../mono_wait.h"
 #include "names_shown.h"
 
 #define FS_TABLE_ROOT 1	/* FUSE_ROOT_ID */
@@ -401,8 +402,8 @@ int fs_table_init(struct fs_table *t, int root_fd)
 	index_id(t, root);
 	index_handle(t, root);
 	pthread_mutex_init(&t->lock, NULL);
-	pthread_cond_init(&t->shed_cond, NULL);
-	pthread_cond_init(&t->sent_cond, NULL);
+	mono_cond_init(&t->shed_cond);
+	mono_cond_init(&t->sent_cond);
 	fs_list_init(&t->idle);
 	fs_list_init(&t->cold);
 	t->max_fds = fds_for_inodes();

@@ -17,8 +17,8 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "../mono_wait.h"
 #include "fs_internal.h"
 #include "shed.h"
 
@@ -74,8 +74,7 @@ static void shed_wait_over_bound(struct fs_table *t)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += FS_SHED_RETRY_S;
+	mono_deadline(&ts, FS_SHED_RETRY_S * 1000000000L);
 	if (pthread_cond_timedwait(&t->shed_cond, &t->lock, &ts) == ETIMEDOUT)
 		t->shed_at = t->max_inodes;
 }
