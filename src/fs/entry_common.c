@@ -57,13 +57,15 @@ void fs_reply_entry(fuse_req_t req, struct fs_inode *dir, const char *name,
 {
 	struct fs *fs = fs_of(req);
 	struct fuse_entry_param e;
+	bool added = fs_table_first_ref(&fs->table, child);
 
 	if (name)
 		fs_names_show(&fs->table, dir->nodeid, name, child->nodeid);
 	fs_entry_param(fs, child, st, &e);
 	if (fuse_reply_entry(req, &e))
 		fs_table_forget(&fs->table, child->nodeid, 1);
-	fs_shed_throttle(&fs->table, FS_SHED_THROTTLE_MS);
+	else if (added)
+		fs_shed_throttle(&fs->table, FS_SHED_THROTTLE_MS);
 }
 
 /*
@@ -78,12 +80,14 @@ bool fs_reply_create(fuse_req_t req, struct fs_inode *dir, const char *name,
 {
 	struct fs *fs = fs_of(req);
 	struct fuse_entry_param e;
+	bool added = fs_table_first_ref(&fs->table, child);
 
 	fs_names_show(&fs->table, dir->nodeid, name, child->nodeid);
 	fs_entry_param(fs, child, st, &e);
 	fs_inode_get(fs, child->nodeid);	/* the open file's */
 	if (!fuse_reply_create(req, &e, fi)) {
-		fs_shed_throttle(&fs->table, FS_SHED_THROTTLE_MS);
+		if (added)
+			fs_shed_throttle(&fs->table, FS_SHED_THROTTLE_MS);
 		return true;
 	}
 	fs_inode_put(fs, child);

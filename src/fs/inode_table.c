@@ -547,6 +547,16 @@ bool fs_table_lookup_again(struct fs_table *t, struct fs_inode *in)
 	return ok;
 }
 
+bool fs_table_first_ref(struct fs_table *t, const struct fs_inode *in)
+{
+	bool first;
+
+	pthread_mutex_lock(&t->lock);
+	first = in->nlookup == 1;
+	pthread_mutex_unlock(&t->lock);
+	return first;
+}
+
 void fs_table_forget(struct fs_table *t, uint64_t nodeid, uint64_t n)
 {
 	struct fs_inode *in;

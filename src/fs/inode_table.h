@@ -117,6 +117,14 @@ struct fs_inode *fs_table_ghost(struct fs_table *t, const struct stat *st);
 /* One more kernel reference to a node already known; false if forgotten. */
 bool fs_table_lookup_again(struct fs_table *t, struct fs_inode *in);
 
+/*
+ * Before replying an entry for in: is the reference being handed out the
+ * kernel's only one, so that the reply adds an inode to those the kernel
+ * holds? (A node known to the kernel cannot go before the reply: the
+ * kernel cannot forget a reference it has not been given.)
+ */
+bool fs_table_first_ref(struct fs_table *t, const struct fs_inode *in);
+
 /* The kernel drops n references; the root is never dropped. */
 void fs_table_forget(struct fs_table *t, uint64_t nodeid, uint64_t n);
 

@@ -16,8 +16,8 @@
  * The notification takes the directory's lock in the kernel, so it is
  * never sent from a request handler: one thread, started when the session
  * is served and stopped while it still serves, sends them in batches.
- * When that thread falls behind, handlers that replied with an entry wait
- * for it after their reply (shed_throttle.c).
+ * When that thread falls behind, handlers that gave the kernel a new inode
+ * wait for it after their reply (shed_throttle.c).
  */
 #ifndef RNOTIFY_FS_SHED_H
 #define RNOTIFY_FS_SHED_H
@@ -53,7 +53,7 @@ size_t fs_shed_pick_locked(struct fs_table *t, size_t want,
 			   struct fs_shed_batch *b);
 
 /*
- * After a reply with an entry: waits, at most ms, until the shedder sends
+ * After a reply with an entry the kernel did not hold: waits, at most ms, until the shedder sends
  * a name if the table is past its bound by 1/FS_SHED_THROTTLE_OVER of it
  * and the shedder has names to send. 0 (also if no wait was needed) or
  * -ETIMEDOUT.

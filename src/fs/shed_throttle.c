@@ -14,8 +14,10 @@
  * cgroup's 12), where without them it stays near the bound.
  *
  * So once the table is a quarter past its bound and the shedder has names
- * to send, a handler that replied with an entry (a lookup, a create: what
- * adds inodes) waits, after its reply, until the shedder has sent one.
+ * to send, a handler whose reply handed the kernel an inode it did not
+ * hold (a lookup, a create: what adds inodes) waits, after its reply,
+ * until the shedder has sent one. A lookup of an inode the kernel holds
+ * adds nothing and does not wait.
  * The reply went first: the client's lookup ends and unlocks the
  * directory, so the shedder is not held up by the very lookup that waits
  * for it. The wait is bounded: another client's lookup in that

@@ -89,9 +89,11 @@ static void test_lookup_counts(struct fs_table *t)
 		return;
 	node_a = a->nodeid;
 	gen_a = a->generation;
+	CHECK("table_first_ref_of_new", fs_table_first_ref(t, a));
 	again = learn(t, "a");
 	CHECK("table_learn_same_object_same_node", again == a);
 	CHECK("table_learn_counts", a->nlookup == 2);
+	CHECK("table_no_first_ref_when_held", !fs_table_first_ref(t, a));
 	fs_table_forget(t, node_a, 1);
 	CHECK("table_forget_partial_keeps", known(t, a, &node) &&
 	      node == node_a);
