@@ -2,8 +2,9 @@
 /*
  * t_server - rnotifyfs itself on the patched kernel: it negotiates the
  * protocol at INIT (delivery=protocol refuses to run otherwise), a watch
- * or mark added on the mount is in effect on the server when the call
- * returns (the call waits while the server is stopped), and
+ * or mark added on the mount (inotify, fanotify, dnotify) is in effect on
+ * the server when the call returns (it waits while the server is
+ * stopped), and
  * remote changes made to BACKING (a tmpfs) reach inotify and fanotify
  * watchers on the mount as notifications: every event type, rename
  * cookies, DELETE_SELF/IGNORED, children the kernel never looked up
@@ -122,6 +123,62 @@ static void test_add_watch_waits(void)
 	CHECK("add watch: remote unlink", unlink(B "/aw") == 0);
 	CHECK("add watch: DELETE aw next", vm_inotify_expect(in_dir,
 	      IN_DELETE, "aw", NULL));
+}
+
+static int add_dnotify(int fd)
+{
+	return fcntl(fd, F_NOTIFY, DN_CREATE | DN_MULTISHOT);
+}
+
+/* SIGRTMIN, blocked, arrives within VM_WAIT_MS for fd (dnotify's). */
+static bool dnotify_signal(int fd)
+{
+	struct timespec ts = { VM_WAIT_MS / 1000, 0 };
+	siginfo_t si;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGRTMIN);
+	return sigtimedwait(&set, &si, &ts) == SIGRTMIN && si.si_fd == fd &&
+	       si.si_code == POLL_MSG;
+}
+
+/*
+ * dnotify (fcntl F_NOTIFY) on a directory no other watch covers waits
+ * for the stopped server as inotify_add_watch() does, and a remote
+ * create there, of a file the kernel never looked up, then signals it.
+ */
+static void test_dnotify_waits(void)
+{
+	bool waited = false;
+	sigset_t set;
+	int fd;
+
+	CHECK("dnotify: remote mkdir dn", mkdir(B "/dn", 0755) == 0);
+	CHECK("dnotify: CREATE,ISDIR dn", vm_inotify_expect(in_dir,
+	      IN_CREATE | IN_ISDIR, "dn", NULL));
+	fd = open(M "/dn", O_RDONLY | O_DIRECTORY);
+	sigemptyset(&set);
+	sigaddset(&set, SIGRTMIN);
+	/*
+	 * Blocked before vm_call's thread starts, so it inherits that. The
+	 * owner is this process: F_NOTIFY would make it the calling thread
+	 * (if none is set), and vm_call's is gone when the signal comes.
+	 */
+	CHECK("dnotify: dn opened, SIGRTMIN blocked and set", fd >= 0 &&
+	      !sigprocmask(SIG_BLOCK, &set, NULL) &&
+	      !fcntl(fd, F_SETSIG, SIGRTMIN) &&
+	      !fcntl(fd, F_SETOWN, getpid()));
+	CHECK("dnotify: F_NOTIFY set",
+	      add_with_server_stopped(add_dnotify, fd, &waited) == 0);
+	CHECK("dnotify: F_NOTIFY waited for the stopped server", waited);
+	CHECK("dnotify: remote create of dn/dx", put(B "/dn/dx", "", 0));
+	CHECK("dnotify: SIGRTMIN for dn's fd", dnotify_signal(fd));
+	close(fd);
+	CHECK("dnotify: remote cleanup", !unlink(B "/dn/dx") &&
+	      !rmdir(B "/dn"));
+	CHECK("dnotify: DELETE,ISDIR dn", vm_inotify_expect(in_dir,
+	      IN_DELETE | IN_ISDIR, "dn", NULL));
 }
 
 static void test_check_says_protocol(void)
@@ -517,6 +574,7 @@ int main(void)
 	test_check_says_protocol();
 	in_dir = inotify_init1(IN_CLOEXEC);
 	test_add_watch_waits();
+	test_dnotify_waits();
 	test_create_write();
 	test_push();
 	test_push_taken_over();
