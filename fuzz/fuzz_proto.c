@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * libFuzzer target: the remote-fsnotify frame decoders
- * (src/deliver/proto_codec.c).  Every frame a decoder accepts must obey
+ * (src/deliver/proto_codec*.c).  Every frame a decoder accepts must obey
  * the kernel's rules and re-encode to exactly the same bytes: a decoder
  * that accepts more than the encoder can produce is a bug.  The first
  * byte picks the decoder; the rest is the frame.
@@ -29,6 +29,13 @@ static void fuzz_event(const uint8_t *data, size_t size)
 	/* A pushed entry is never the root, nothing or the directory. */
 	if (ev.has_entry && (ev.entry.nodeid <= FUSE_ROOT_ID ||
 			     ev.entry.nodeid == ev.nodeid || !ev.namelen))
+		abort();
+	/* A rename's new place: another name, never the entry's own node. */
+	if ((ev.mask & FUSE_FSNOTIFY_RENAME) &&
+	    (!ev.newnamelen || ev.newnamelen > FUSE_FSNOTIFY_NAME_MAX ||
+	     memchr(ev.newname, '/', ev.newnamelen) ||
+	     memchr(ev.newname, 0, ev.newnamelen) ||
+	     ev.entry.nodeid == ev.newdir))
 		abort();
 	len = proto_encode_event(out, sizeof(out), &ev);
 	if (len < 0 || (size_t)len != size || memcmp(out, data, size))

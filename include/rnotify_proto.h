@@ -63,6 +63,21 @@
  *       FUSE_ROOT_ID, generation 0), no name, no cookie: the server lost
  *       events; every watcher of the mount gets an overflow event
  *       (IN_Q_OVERFLOW, FAN_Q_OVERFLOW) and knows it must rescan.
+ *     - mask == FUSE_FSNOTIFY_RENAME (ISDIR allowed), no cookie (kernel
+ *       patch 13): a rename as fanotify FAN_RENAME and dnotify DN_RENAME
+ *       watchers see it, both places in one event.  nodeid is the old
+ *       directory and the name the old name; then a struct
+ *       fuse_fsnotify_rename_out (the new directory, its generation and
+ *       the new name's length), the new name, and the child's struct
+ *       fuse_entry_out at its new place.  The kernel links the child
+ *       there (the lookup counted as for an entry above) and reports the
+ *       event to watchers of either directory and of the filesystem.
+ *       Send it after the MOVED_FROM/MOVED_TO pair, although
+ *       vfs_rename() reports it first: MOVED_TO drops any dentry of the
+ *       new name, and would drop the child linked here with it (evicted,
+ *       its node forgotten, the event's fid stale).  Both directories
+ *       must be known to the kernel (ENOENT); the entry's nodeid may be
+ *       neither directory (EINVAL).
  *     Before delivering, the kernel drops what the event makes stale:
  *     the object's attributes (ATTRIB) and pages too (MODIFY,
  *     CLOSE_WRITE); for a directory-entry event the directory's
@@ -129,6 +144,7 @@
 #define FUSE_FSNOTIFY_MOVE_SELF		0x00000800
 #define FUSE_FSNOTIFY_Q_OVERFLOW	0x00004000
 #define FUSE_FSNOTIFY_EVENT_ON_CHILD	0x08000000
+#define FUSE_FSNOTIFY_RENAME		0x10000000
 #define FUSE_FSNOTIFY_ISDIR		0x40000000
 
 /* Event bits that take a name (directory-entry events). */
@@ -146,7 +162,8 @@
 /* Bits the kernel may put in a FUSE_FSNOTIFY mask. */
 #define FUSE_FSNOTIFY_WATCH_EVENTS					\
 	(FUSE_FSNOTIFY_OBJECT_EVENTS | FUSE_FSNOTIFY_DIRENT_EVENTS |	\
-	 FUSE_FSNOTIFY_EVENT_ON_CHILD | FUSE_FSNOTIFY_ISDIR)
+	 FUSE_FSNOTIFY_RENAME | FUSE_FSNOTIFY_EVENT_ON_CHILD |		\
+	 FUSE_FSNOTIFY_ISDIR)
 
 /* Longest name in a notification (the kernel's NAME_MAX). */
 #define FUSE_FSNOTIFY_NAME_MAX		255
@@ -163,6 +180,14 @@ struct fuse_notify_fsnotify_out {
 	uint64_t	generation;
 	uint32_t	mask;
 	uint32_t	cookie;
+	uint32_t	namelen;
+	uint32_t	padding;
+};
+
+/* The new place of a FUSE_FSNOTIFY_RENAME, after the old name. */
+struct fuse_fsnotify_rename_out {
+	uint64_t	newdir;
+	uint64_t	newdir_generation;
 	uint32_t	namelen;
 	uint32_t	padding;
 };

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <linux/fuse.h>
 
-#include "proto_codec.h"
+#include "proto_codec_internal.h"
 
 _Static_assert(sizeof(struct fuse_out_header) == 16, "out-header size");
 _Static_assert(sizeof(struct fuse_in_header) == 40, "in-header size");
@@ -21,8 +21,10 @@ _Static_assert(sizeof(struct fuse_fsnotify_in) == 24, "request size");
 _Static_assert(sizeof(struct fuse_notify_fsnotify_out) == 32,
 	       "notification size");
 _Static_assert(sizeof(struct fuse_entry_out) == 128, "entry size");
+_Static_assert(sizeof(struct fuse_fsnotify_rename_out) == 24,
+	       "rename size");
 
-static int proto_name_check(const char *name, uint32_t namelen)
+int proto_name_check(const char *name, uint32_t namelen)
 {
 	if (namelen > FUSE_FSNOTIFY_NAME_MAX)
 		return -EINVAL;
@@ -61,8 +63,7 @@ static bool proto_valid_type(uint32_t mode)
 	       S_ISSOCK(mode);
 }
 
-/* The kernel's checks of a LOOKUP reply, and not the directory itself. */
-static int proto_entry_check(const struct proto_event *ev)
+int proto_entry_check(const struct proto_event *ev)
 {
 	const struct fuse_entry_out *e = &ev->entry;
 	bool isdir = ev->mask & FUSE_FSNOTIFY_ISDIR;
@@ -87,6 +88,8 @@ int proto_event_check(const struct proto_event *ev)
 
 	if (ev->mask == FUSE_FSNOTIFY_Q_OVERFLOW)
 		return proto_overflow_check(ev);
+	if (ev->mask & FUSE_FSNOTIFY_RENAME)
+		return proto_rename_check(ev);
 	if (!events || (events & ~allowed))
 		return -EINVAL;
 	if (ev->cookie && !(events & moves))
@@ -151,6 +154,8 @@ int proto_encode_event(void *buf, size_t size, const struct proto_event *ev)
 	err = proto_event_check(ev);
 	if (err)
 		return err;
+	if (ev->mask & FUSE_FSNOTIFY_RENAME)
+		return proto_rename_encode(buf, size, ev);
 	len = sizeof(oh) + sizeof(out) + ev->namelen +
 	      (ev->has_entry ? sizeof(ev->entry) : 0);
 	if (size < len)
@@ -191,6 +196,8 @@ int proto_decode_event(const void *buf, size_t len, struct proto_event *ev)
 	if (oh.len != len || oh.unique != 0 ||
 	    oh.error != FUSE_NOTIFY_FSNOTIFY)
 		return -EINVAL;
+	if (out.mask & FUSE_FSNOTIFY_RENAME)
+		return proto_rename_decode(buf, len, &out, ev);
 	/* The name (and the entry, if any) end exactly where the frame does. */
 	memset(&tmp, 0, sizeof(tmp));
 	tmp.has_entry = proto_wants_entry(out.mask, out.namelen);

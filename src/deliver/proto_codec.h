@@ -24,12 +24,13 @@
 #include "../../include/rnotify_proto.h"
 
 /*
- * Largest notification frame: out-header, fixed part, longest name, the
- * entry of a child.
+ * Largest notification frame, a rename's: out-header, fixed part, the
+ * longest old name, the new place and longest new name, a child's entry.
  */
 #define PROTO_EVENT_FRAME_MAX						\
 	(16 + sizeof(struct fuse_notify_fsnotify_out) +		\
-	 FUSE_FSNOTIFY_NAME_MAX + sizeof(struct fuse_entry_out))
+	 sizeof(struct fuse_fsnotify_rename_out) +			\
+	 2 * FUSE_FSNOTIFY_NAME_MAX + sizeof(struct fuse_entry_out))
 
 /* Size of a FUSE_FSNOTIFY request: in-header plus fuse_fsnotify_in. */
 #define PROTO_WATCH_FRAME_SIZE						\
@@ -49,6 +50,14 @@ struct proto_event {
 	 */
 	bool has_entry;
 	struct fuse_entry_out entry;
+	/*
+	 * FUSE_FSNOTIFY_RENAME: nodeid and name are the old place, these the
+	 * new one, and the entry (has_entry set) is the child's there.
+	 */
+	uint64_t newdir;
+	uint64_t newdir_generation;
+	uint32_t newnamelen;
+	const char *newname;	/* newnamelen bytes, no NUL */
 };
 
 /* A watch-mask update, as the kernel sent it. */

@@ -29,7 +29,7 @@ static bool node_known(struct proto_send *s, const struct rn_id *id,
 	return true;
 }
 
-static int send_frame(struct proto_send *s, const struct proto_event *ev)
+int proto_send_frame(struct proto_send *s, const struct proto_event *ev)
 {
 	unsigned char buf[PROTO_EVENT_FRAME_MAX];
 	int len = proto_encode_event(buf, sizeof(buf), ev);
@@ -53,7 +53,7 @@ static int send_event(struct proto_send *s, const struct proto_node *n,
 		.name = name,
 	};
 
-	return send_frame(s, &ev);
+	return proto_send_frame(s, &ev);
 }
 
 static uint32_t isdir_bit(const struct rn_event *ev)
@@ -112,13 +112,21 @@ static int deliver_delete(struct proto_send *s, const struct rn_event *ev)
 			  ev->name);
 }
 
-/* MOVED_FROM, MOVED_TO with one cookie, then MOVE_SELF, as vfs_rename. */
+/*
+ * MOVED_FROM, MOVED_TO with one cookie, RENAME (for FAN_RENAME and
+ * DN_RENAME watchers), then MOVE_SELF. vfs_rename sends RENAME first, but
+ * the kernel drops any dentry of MOVED_TO's name, so a RENAME sent before
+ * it would lose the child it links there at once: evicted, its node
+ * forgotten, the fid in the event stale. A RENAME the kernel refuses does
+ * not hold up the rest.
+ */
 static int deliver_move(struct proto_send *s, const struct rn_event *ev)
 {
 	struct proto_node from, to, obj;
 	bool has_from = node_known(s, &ev->dir, &from);
 	bool has_to = node_known(s, &ev->dir2, &to);
 	uint32_t cookie = ++s->cookie ? s->cookie : ++s->cookie;
+	bool has_obj, renamed = false;
 	int ret = 0;
 
 	if (has_from)
@@ -131,14 +139,22 @@ static int deliver_move(struct proto_send *s, const struct rn_event *ev)
 	if (has_to && ret >= 0)
 		ret = send_event(s, &to, FUSE_FSNOTIFY_MOVED_TO |
 				 isdir_bit(ev), cookie, ev->name2);
-	if (ret < 0 || !node_known(s, &ev->obj, &obj))
+	if (ret < 0)
+		return ret;
+	/* Known before the RENAME, which may make the kernel hold it. */
+	has_obj = node_known(s, &ev->obj, &obj);
+	if (has_from && has_to)
+		renamed = proto_send_rename(s, &from, &to, ev) > 0;
+	if (!has_obj)
 		return ret;
 	/*
 	 * A watched object gets its new name in the kernel, so that its
 	 * removal can later go by FUSE_NOTIFY_DELETE (DELETE_SELF and
-	 * IN_IGNORED, as for a local unlink). Others need no lookup.
+	 * IN_IGNORED, as for a local unlink); the RENAME gave it that.
+	 * Others need no lookup.
 	 */
-	if (has_to && proto_watches_mask(s->cfg.watches, obj.id, obj.gen))
+	if (has_to && !renamed &&
+	    proto_watches_mask(s->cfg.watches, obj.id, obj.gen))
 		proto_lookup_child(s, &to, ev->name2);
 	return send_event(s, &obj, FUSE_FSNOTIFY_MOVE_SELF | isdir_bit(ev), 0,
 			  NULL);
@@ -186,7 +202,7 @@ static int push_child(struct proto_send *s, const struct proto_node *dir,
 	pe.mask = mask | (S_ISDIR(e.attr.st_mode) ? FUSE_FSNOTIFY_ISDIR : 0);
 	proto_entry_fill(&pe.entry, e.ino, e.generation, &e.attr,
 			 e.entry_timeout, e.attr_timeout);
-	ret = send_frame(s, &pe);
+	ret = proto_send_frame(s, &pe);
 	if (ret < 0)
 		fs_entry_push_undo(s->cfg.fs, dir->id, ev->name, e.ino);
 	return ret;

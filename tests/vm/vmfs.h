@@ -67,6 +67,30 @@ int vmfs_send_event(uint64_t nodeid, uint64_t generation, uint32_t mask,
 int vmfs_send_push(uint64_t parent, uint64_t generation, uint32_t mask,
 		   const char *name);
 
+/* Remote rename of parent/name to newparent/newname (replacing a file). */
+int vmfs_remote_rename(uint64_t parent, const char *name,
+		       uint64_t newparent, const char *newname);
+
+/*
+ * FUSE_FSNOTIFY_RENAME from (parent, name) to (newparent, newname), with
+ * the entry of the child now at the new place; its lookup count goes up
+ * by one unless the kernel refuses it. 0, -ENOENT if there is no such
+ * child, the codec's -EINVAL, or -errno of write().
+ */
+int vmfs_send_rename(uint64_t parent, uint64_t generation, const char *name,
+		     uint64_t newparent, uint64_t newgeneration,
+		     const char *newname);
+
+/*
+ * The same frame, only encoded into buf (for tests that spoil it before
+ * writing it with vmfs_write_frame()); nothing is counted. Its length or
+ * a negative errno.
+ */
+int vmfs_encode_rename(uint64_t parent, uint64_t generation,
+		       const char *name, uint64_t newparent,
+		       uint64_t newgeneration, const char *newname,
+		       void *buf, size_t size);
+
 /* A remote change of a file's size: the table changes, nothing is sent. */
 int vmfs_remote_resize(uint64_t nodeid, off_t size);
 

@@ -97,29 +97,44 @@ static void vm_fanotify_fid(const char *p, const char *end,
 	memcpy(ev->fid, p + sizeof(fh), fh.handle_bytes);
 }
 
+/* The name after the directory's handle in a DFID_NAME-like record. */
+static void vm_fanotify_name(const char *p, const char *end, char *name,
+			     size_t size)
+{
+	struct file_handle fh;
+	const char *s;
+
+	memcpy(&fh, p, sizeof(fh));
+	s = p + sizeof(fh) + fh.handle_bytes;
+	if (s < end)
+		snprintf(name, size, "%.*s", (int)(end - s), s);
+}
+
 /*
- * Copy the name out of a DFID_NAME info record and the handle out of a
- * FID record, if the event has them.
+ * Copy the name out of a DFID_NAME info record (a rename's old and new
+ * names out of OLD_ and NEW_DFID_NAME) and the handle out of a FID
+ * record, if the event has them.
  */
 static void vm_fanotify_info(const char *p, const char *end,
 			     struct vm_event *ev)
 {
 	struct fanotify_event_info_fid fid;
-	struct file_handle fh;
-	const char *s;
 
 	ev->name[0] = '\0';
+	ev->name2[0] = '\0';
 	ev->fid_len = 0;
 	while (p + sizeof(fid) <= end) {
 		memcpy(&fid, p, sizeof(fid));
 		if (fid.hdr.len < sizeof(fid) || p + fid.hdr.len > end)
 			return;
-		if (fid.hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME) {
-			memcpy(&fh, p + sizeof(fid), sizeof(fh));
-			s = p + sizeof(fid) + sizeof(fh) + fh.handle_bytes;
-			if (s < p + fid.hdr.len)
-				snprintf(ev->name, sizeof(ev->name), "%.*s",
-					 (int)(p + fid.hdr.len - s), s);
+		if (fid.hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME ||
+		    fid.hdr.info_type == FAN_EVENT_INFO_TYPE_OLD_DFID_NAME) {
+			vm_fanotify_name(p + sizeof(fid), p + fid.hdr.len,
+					 ev->name, sizeof(ev->name));
+		} else if (fid.hdr.info_type ==
+			   FAN_EVENT_INFO_TYPE_NEW_DFID_NAME) {
+			vm_fanotify_name(p + sizeof(fid), p + fid.hdr.len,
+					 ev->name2, sizeof(ev->name2));
 		} else if (fid.hdr.info_type == FAN_EVENT_INFO_TYPE_FID) {
 			vm_fanotify_fid(p + sizeof(fid), p + fid.hdr.len, ev);
 		}
@@ -197,5 +212,25 @@ bool vm_fanotify_expect_fid(int fd, uint64_t mask, const char *name,
 	printf("# fanotify: wanted 0x%llx '%s' with the fid of %s (got %u bytes)\n",
 	       (unsigned long long)mask, name, path, ev.fid_len);
 	vm_event_print("fanotify got", &ev);
+	return false;
+}
+
+bool vm_fanotify_expect_rename(int fd, uint64_t mask, const char *old,
+			       const char *new_, const char *path)
+{
+	struct vm_event ev;
+
+	if (!vm_fanotify_next(fd, &ev)) {
+		printf("# fanotify: no event (wanted rename '%s' -> '%s')\n",
+		       old, new_);
+		return false;
+	}
+	if (ev.mask == mask && !strcmp(ev.name, old) &&
+	    !strcmp(ev.name2, new_) && vm_same_fid(&ev, path))
+		return true;
+	printf("# fanotify: wanted 0x%llx '%s' -> '%s' with the fid of %s\n",
+	       (unsigned long long)mask, old, new_, path);
+	printf("# fanotify got: mask 0x%x '%s' -> '%s' (fid %u bytes)\n",
+	       ev.mask, ev.name, ev.name2, ev.fid_len);
 	return false;
 }

@@ -17,6 +17,8 @@ struct vm_event {
 	uint32_t mask;
 	uint32_t cookie;
 	char name[256];
+	/* fanotify FAN_RENAME: name is the old name, name2 the new one */
+	char name2[256];
 	/* fanotify FAN_REPORT_FID: the object's own file handle, if any */
 	int fid_type;
 	unsigned int fid_len;
@@ -43,6 +45,13 @@ bool vm_fanotify_expect(int fd, uint64_t mask, const char *name);
  */
 bool vm_fanotify_expect_fid(int fd, uint64_t mask, const char *name,
 			    const char *path);
+
+/*
+ * The next event is FAN_RENAME (mask) from old to new_, with the moved
+ * object's own file handle (FAN_REPORT_TARGET_FID) that of path.
+ */
+bool vm_fanotify_expect_rename(int fd, uint64_t mask, const char *old,
+			       const char *new_, const char *path);
 
 /* Print one event as "why" context of a failed check. */
 void vm_event_print(const char *who, const struct vm_event *ev);

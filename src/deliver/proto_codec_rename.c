@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * proto_codec_rename - the FUSE_FSNOTIFY_RENAME frame (kernel patch 13):
+ * out-header, fixed part, old name, struct fuse_fsnotify_rename_out, new
+ * name, the child's entry at its new place.  Each part follows the one
+ * before without padding, as the kernel reads them, and the frame ends
+ * exactly after the entry.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "proto_codec_internal.h"
+
+int proto_rename_check(const struct proto_event *ev)
+{
+	if ((ev->mask & ~FUSE_FSNOTIFY_ISDIR) != FUSE_FSNOTIFY_RENAME ||
+	    ev->cookie || !ev->nodeid || !ev->newdir || !ev->has_entry)
+		return -EINVAL;
+	/* Both places have a name: the "no name" of other frames is not one. */
+	if (!ev->namelen || !ev->newnamelen)
+		return -EINVAL;
+	if (proto_entry_check(ev) || ev->entry.nodeid == ev->newdir)
+		return -EINVAL;
+	if (proto_name_check(ev->name, ev->namelen))
+		return -EINVAL;
+	return proto_name_check(ev->newname, ev->newnamelen);
+}
+
+static size_t rename_len(uint32_t namelen, uint32_t newnamelen)
+{
+	return sizeof(struct fuse_out_header) +
+	       sizeof(struct fuse_notify_fsnotify_out) + namelen +
+	       sizeof(struct fuse_fsnotify_rename_out) + newnamelen +
+	       sizeof(struct fuse_entry_out);
+}
+
+int proto_rename_encode(void *buf, size_t size, const struct proto_event *ev)
+{
+	size_t len = rename_len(ev->namelen, ev->newnamelen);
+	struct fuse_out_header oh = { .len = len,
+				      .error = FUSE_NOTIFY_FSNOTIFY };
+	struct fuse_notify_fsnotify_out out = {
+		.nodeid = ev->nodeid, .generation = ev->generation,
+		.mask = ev->mask, .namelen = ev->namelen,
+	};
+	struct fuse_fsnotify_rename_out rn = {
+		.newdir = ev->newdir, .newdir_generation = ev->newdir_generation,
+		.namelen = ev->newnamelen,
+	};
+	char *p = buf;
+	int err = proto_rename_check(ev);
+
+	if (err)
+		return err;
+	if (size < len)
+		return -ENOSPC;
+	p = mempcpy(p, &oh, sizeof(oh));
+	p = mempcpy(p, &out, sizeof(out));
+	p = mempcpy(p, ev->name, ev->namelen);
+	p = mempcpy(p, &rn, sizeof(rn));
+	p = mempcpy(p, ev->newname, ev->newnamelen);
+	memcpy(p, &ev->entry, sizeof(ev->entry));
+	return len;
+}
+
+int proto_rename_decode(const void *buf, size_t len,
+			const struct fuse_notify_fsnotify_out *out,
+			struct proto_event *ev)
+{
+	const char *p = (const char *)buf + sizeof(struct fuse_out_header) +
+			sizeof(*out);
+	struct fuse_fsnotify_rename_out rn;
+	struct proto_event tmp;
+
+	if (out->padding || out->namelen > FUSE_FSNOTIFY_NAME_MAX ||
+	    len < rename_len(out->namelen, 0))
+		return -EINVAL;
+	memcpy(&rn, p + out->namelen, sizeof(rn));
+	if (rn.padding || rn.namelen > FUSE_FSNOTIFY_NAME_MAX ||
+	    len != rename_len(out->namelen, rn.namelen))
+		return -EINVAL;
+
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.nodeid = out->nodeid;
+	tmp.generation = out->generation;
+	tmp.mask = out->mask;
+	tmp.cookie = out->cookie;
+	tmp.namelen = out->namelen;
+	tmp.name = p;
+	tmp.newdir = rn.newdir;
+	tmp.newdir_generation = rn.newdir_generation;
+	tmp.newnamelen = rn.namelen;
+	tmp.newname = p + out->namelen + sizeof(rn);
+	tmp.has_entry = true;
+	memcpy(&tmp.entry, tmp.newname + rn.namelen, sizeof(tmp.entry));
+	if (proto_rename_check(&tmp))
+		return -EINVAL;
+	*ev = tmp;
+	return 0;
+}

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * proto_rename - a remote rename as fanotify FAN_RENAME and dnotify
+ * DN_RENAME watchers see it (FS_RENAME, kernel patch 13): one event with
+ * the old directory and name and the new ones, sent after the MOVED_FROM
+ * and MOVED_TO that inotify sees (proto_events.c says why). The kernel
+ * reports FS_RENAME on the moved dentry at its new place, so the
+ * notification carries the child's entry there, as an event pushed on a
+ * child does: a lookup counted here, undone if the kernel refuses it.
+ * That costs a lookup of the backing object, so it is sent only if a
+ * watch on either directory or on the filesystem asked for FS_RENAME.
+ */
+#include <string.h>
+
+#include "proto_send_internal.h"
+
+static bool rename_wanted(struct proto_send *s, const struct proto_node *from,
+			  const struct proto_node *to)
+{
+	struct proto_watches *w = s->cfg.watches;
+
+	return (proto_watches_mask(w, from->id, from->gen) |
+		proto_watches_mask(w, to->id, to->gen) |
+		proto_watches_fs_mask(w)) & FUSE_FSNOTIFY_RENAME;
+}
+
+int proto_send_rename(struct proto_send *s, const struct proto_node *from,
+		      const struct proto_node *to, const struct rn_event *ev)
+{
+	struct fuse_entry_param e;
+	struct proto_event pe = {
+		.nodeid = from->id,
+		.generation = from->gen,
+		.namelen = strlen(ev->name),
+		.name = ev->name,
+		.newdir = to->id,
+		.newdir_generation = to->gen,
+		.newnamelen = strlen(ev->name2),
+		.newname = ev->name2,
+		.has_entry = true,
+	};
+	int ret;
+
+	if (!rename_wanted(s, from, to))
+		return 0;
+	/* Not sent if the new name no longer leads to the moved object. */
+	if (fs_entry_push(s->cfg.fs, to->id, ev->name2, &ev->obj, &e))
+		return 0;
+	pe.mask = FUSE_FSNOTIFY_RENAME |
+		  (S_ISDIR(e.attr.st_mode) ? FUSE_FSNOTIFY_ISDIR : 0);
+	proto_entry_fill(&pe.entry, e.ino, e.generation, &e.attr,
+			 e.entry_timeout, e.attr_timeout);
+	ret = proto_send_frame(s, &pe);
+	if (ret < 0) {
+		fs_entry_push_undo(s->cfg.fs, to->id, ev->name2, e.ino);
+		fuse_log(FUSE_LOG_DEBUG, "rnotifyfs: notify RENAME %s: %s\n",
+			 ev->name2, strerror(-ret));
+	}
+	return ret;
+}

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * t_proto_rename - patch 13: FS_RENAME in the watch mask reaches the
+ * server, and FUSE_FSNOTIFY_RENAME gives fanotify FAN_RENAME groups one
+ * event with the old and the new place (each mark kind seeing what a
+ * local rename shows it) and the moved file's own fid, and dnotify
+ * DN_RENAME its signal, for a file the kernel never looked up; the child
+ * is then held with one lookup.  Every malformed or stale rename frame
+ * is refused with the documented error, delivers nothing and takes no
+ * lookup.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fuse.h>
+#include <signal.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../lib/check.h"
+#include "rnotify_proto.h"
+#include "vmfs.h"
+#include "vmwatch.h"
+
+CHECK_MAIN_DEFS;
+
+#define MNT "/mnt/proto_rename"
+#define FAN_TARGET (FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME_TARGET)
+
+/* Old directory ra, new directory rb: nodes and generations. */
+static uint64_t ra, ra_gen, rb, rb_gen;
+static int fan_a, fan_b, fan_fs;
+
+static bool dir_known(const char *name, uint64_t *node, uint64_t *gen)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), MNT "/%s", name);
+	return !vmfs_remote_create(1, name, S_IFDIR | 0755, node) &&
+	       !vmfs_node(1, name, node, gen) && !stat(path, &st);
+}
+
+/* A FAN_RENAME group with one mark; its mask reaches the server. */
+static int rename_group(unsigned int flags, const char *path,
+			uint64_t node, uint32_t scope)
+{
+	uint64_t mask = 0;
+	int fd = fanotify_init(FAN_TARGET, O_RDONLY);
+
+	if (fd < 0 || fanotify_mark(fd, FAN_MARK_ADD | flags,
+				    FAN_RENAME | FAN_ONDIR, AT_FDCWD, path) ||
+	    !vmfs_wait_mask(node, scope, FUSE_FSNOTIFY_RENAME, 0, VM_WAIT_MS,
+			    &mask))
+		return -1;
+	return fd;
+}
+
+/* A file the kernel never saw, renamed from ra to rb remotely. */
+static void test_file(uint64_t *child)
+{
+	uint64_t n = 0;
+
+	CHECK("file: remote create ra/f", !vmfs_remote_create(ra, "f",
+	      S_IFREG | 0644, child));
+	CHECK("file: remote rename to rb/g", !vmfs_remote_rename(ra, "f", rb,
+	      "g"));
+	CHECK("file: RENAME sent", !vmfs_send_rename(ra, ra_gen, "f", rb,
+	      rb_gen, "g"));
+	CHECK("file: filesystem mark: f -> g, g's own fid",
+	      vm_fanotify_expect_rename(fan_fs, FAN_RENAME, "f", "g",
+					MNT "/rb/g"));
+	CHECK("file: old directory's mark: f, no new place",
+	      vm_fanotify_expect_rename(fan_a, FAN_RENAME, "f", "",
+					MNT "/rb/g"));
+	CHECK("file: new directory's mark: g, no old place",
+	      vm_fanotify_expect_rename(fan_b, FAN_RENAME, "", "g",
+					MNT "/rb/g"));
+	CHECK("file: the kernel holds the child with one lookup",
+	      vmfs_wait_nlookup(*child, 1, VM_WAIT_MS, &n));
+}
+
+/* SIGRTMIN for fd within VM_WAIT_MS. */
+static bool dnotify_signal(int fd)
+{
+	struct timespec ts = { VM_WAIT_MS / 1000, 0 };
+	siginfo_t si;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGRTMIN);
+	return sigtimedwait(&set, &si, &ts) == SIGRTMIN && si.si_fd == fd;
+}
+
+/* A rename within rb, which dnotify watches for renames. */
+static void test_dnotify(void)
+{
+	int fd = open(MNT "/rb", O_RDONLY | O_DIRECTORY);
+
+	CHECK("dnotify: DN_RENAME on rb", fd >= 0 &&
+	      !fcntl(fd, F_SETSIG, SIGRTMIN) &&
+	      !fcntl(fd, F_NOTIFY, DN_RENAME | DN_MULTISHOT));
+	CHECK("dnotify: remote rename rb/g to rb/h", !vmfs_remote_rename(rb,
+	      "g", rb, "h"));
+	CHECK("dnotify: RENAME sent", !vmfs_send_rename(rb, rb_gen, "g", rb,
+	      rb_gen, "h"));
+	CHECK("dnotify: signal for rb", dnotify_signal(fd));
+	CHECK("dnotify: filesystem mark: g -> h",
+	      vm_fanotify_expect_rename(fan_fs, FAN_RENAME, "g", "h",
+					MNT "/rb/h"));
+	CHECK("dnotify: new directory's mark: h",
+	      vm_fanotify_expect_rename(fan_b, FAN_RENAME, "g", "h",
+					MNT "/rb/h"));
+	close(fd);
+}
+
+/*
+ * Spoiled frames: the rename ra/x -> rb/h (the child), built by the codec,
+ * then one field changed. The old name is one byte, the new one too.
+ */
+#define AT_OUT		16
+#define AT_RN		(AT_OUT + 32 + 1)
+#define AT_NEWNAME	(AT_RN + 24)
+#define AT_ENTRY	(AT_NEWNAME + 1)
+#define OUT(field)	(AT_OUT + offsetof(struct fuse_notify_fsnotify_out, \
+					   field))
+#define RN(field)	(AT_RN + offsetof(struct fuse_fsnotify_rename_out, \
+					  field))
+#define FRAME_LEN	((int)(AT_ENTRY + sizeof(struct fuse_entry_out)))
+
+static unsigned char frame[FRAME_LEN + 1];
+
+/* n bytes of val at off, the frame delta bytes longer; write()'s answer. */
+static int send_spoiled(size_t off, const void *val, size_t n, int delta)
+{
+	struct fuse_out_header oh;
+	int len = vmfs_encode_rename(ra, ra_gen, "x", rb, rb_gen, "h", frame,
+				     sizeof(frame) - 1);
+
+	if (len != FRAME_LEN)
+		return 1;	/* not a write() answer: fails every check */
+	memcpy(frame + off, val, n);
+	frame[len] = 'z';
+	memcpy(&oh, frame, sizeof(oh));
+	oh.len = len + delta;
+	memcpy(frame, &oh, sizeof(oh));
+	return vmfs_write_frame(frame, len + delta);
+}
+
+static int send_u64(size_t off, uint64_t v)
+{
+	return send_spoiled(off, &v, sizeof(v), 0);
+}
+
+static int send_u32(size_t off, uint32_t v)
+{
+	return send_spoiled(off, &v, sizeof(v), 0);
+}
+
+static void test_bad_frames(uint64_t child)
+{
+	uint64_t file = 0, file_gen = 0, n = 0;
+	struct stat st;
+
+	CHECK("bad: a file ff the kernel holds", !vmfs_remote_create(1, "ff",
+	      S_IFREG | 0644, &file) && !vmfs_node(1, "ff", &file,
+	      &file_gen) && !stat(MNT "/ff", &st));
+	/* The same frame, unspoiled and counted: accepted. */
+	CHECK("bad: the unspoiled frame is accepted", !vmfs_send_rename(ra,
+	      ra_gen, "x", rb, rb_gen, "h"));
+	CHECK("bad: unknown new directory: ENOENT",
+	      send_u64(RN(newdir), 999) == -ENOENT);
+	CHECK("bad: stale new directory: ENOENT",
+	      send_u64(RN(newdir_generation), rb_gen + 1) == -ENOENT);
+	CHECK("bad: stale old directory: ENOENT",
+	      send_u64(OUT(generation), ra_gen + 1) == -ENOENT);
+	CHECK("bad: old directory a file: ENOTDIR",
+	      vmfs_encode_rename(file, file_gen, "x", rb, rb_gen, "h", frame,
+				 sizeof(frame)) == FRAME_LEN &&
+	      vmfs_write_frame(frame, FRAME_LEN) == -ENOTDIR);
+	CHECK("bad: cookie: EINVAL", send_u32(OUT(cookie), 5) == -EINVAL);
+	CHECK("bad: with MOVED_FROM: EINVAL", send_u32(OUT(mask),
+	      FUSE_FSNOTIFY_RENAME | FUSE_FSNOTIFY_MOVED_FROM) == -EINVAL);
+	CHECK("bad: ISDIR on a file: EINVAL", send_u32(OUT(mask),
+	      FUSE_FSNOTIFY_RENAME | FUSE_FSNOTIFY_ISDIR) == -EINVAL);
+	CHECK("bad: entry is the new directory: EINVAL",
+	      send_u64(AT_ENTRY, rb) == -EINVAL);
+	CHECK("bad: entry is the old directory: EINVAL",
+	      send_u64(AT_ENTRY, ra) == -EINVAL);
+	CHECK("bad: '/' as the new name: EINVAL",
+	      send_spoiled(AT_NEWNAME, "/", 1, 0) == -EINVAL);
+	CHECK("bad: NUL as the old name: EINVAL",
+	      send_spoiled(AT_OUT + 32, "", 1, 0) == -EINVAL);
+	CHECK("bad: old name length 0: EINVAL",
+	      send_u32(OUT(namelen), 0) == -EINVAL);
+	CHECK("bad: new name longer than the frame: EINVAL",
+	      send_u32(RN(namelen), 200) == -EINVAL);
+	CHECK("bad: padding of the new place: EINVAL",
+	      send_u32(RN(padding), 1) == -EINVAL);
+	CHECK("bad: one byte short: EINVAL",
+	      send_spoiled(0, "", 0, -1) == -EINVAL);
+	CHECK("bad: one byte more: EINVAL",
+	      send_spoiled(0, "", 0, 1) == -EINVAL);
+	CHECK("bad: one lookup more, for the good frame only",
+	      vmfs_wait_nlookup(child, 3, VM_WAIT_MS, &n));
+	CHECK("bad: filesystem mark: only the good frame's x -> h",
+	      vm_fanotify_expect_rename(fan_fs, FAN_RENAME, "x", "h",
+					MNT "/rb/h"));
+	CHECK("bad: new directory's mark: only x -> h",
+	      vm_fanotify_expect_rename(fan_b, FAN_RENAME, "", "h",
+					MNT "/rb/h"));
+	CHECK("bad: old directory's mark: only x -> h",
+	      vm_fanotify_expect_rename(fan_a, FAN_RENAME, "x", "",
+					MNT "/rb/h"));
+}
+
+/* A directory: ISDIR, FAN_ONDIR; also what fan_a reads next. */
+static void test_directory(void)
+{
+	uint64_t d = 0;
+
+	CHECK("dir: remote mkdir ra/sub", !vmfs_remote_create(ra, "sub",
+	      S_IFDIR | 0755, &d));
+	CHECK("dir: remote rename to rb/sub2", !vmfs_remote_rename(ra, "sub",
+	      rb, "sub2"));
+	CHECK("dir: RENAME|ISDIR sent", !vmfs_send_rename(ra, ra_gen, "sub",
+	      rb, rb_gen, "sub2"));
+	CHECK("dir: filesystem mark: FAN_RENAME|FAN_ONDIR sub -> sub2",
+	      vm_fanotify_expect_rename(fan_fs, FAN_RENAME | FAN_ONDIR, "sub",
+					"sub2", MNT "/rb/sub2"));
+	CHECK("dir: old directory's mark, next after x",
+	      vm_fanotify_expect_rename(fan_a, FAN_RENAME | FAN_ONDIR, "sub",
+					"", MNT "/rb/sub2"));
+	CHECK("dir: new directory's mark, next after h",
+	      vm_fanotify_expect_rename(fan_b, FAN_RENAME | FAN_ONDIR, "",
+					"sub2", MNT "/rb/sub2"));
+}
+
+int main(void)
+{
+	struct vmfs_opts opts = { .fsnotify = true, .export_support = true };
+	uint64_t child = 0;
+	sigset_t set;
+
+	/* Blocked in every thread, vmfs's too, so dnotify's signal queues. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGRTMIN);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	mkdir(MNT, 0755);
+	if (vmfs_start(MNT, &opts)) {
+		CHECK("rename: mount vmfs", 0);
+		return check_exit();
+	}
+	CHECK("rename: protocol on", vmfs_fsnotify_on());
+	CHECK("rename: directories ra and rb known", dir_known("ra", &ra,
+	      &ra_gen) && dir_known("rb", &rb, &rb_gen));
+	fan_fs = rename_group(FAN_MARK_FILESYSTEM, MNT, 1,
+			      FUSE_FSNOTIFY_FILESYSTEM);
+	fan_a = rename_group(0, MNT "/ra", ra, FUSE_FSNOTIFY_INODE);
+	fan_b = rename_group(0, MNT "/rb", rb, FUSE_FSNOTIFY_INODE);
+	CHECK("rename: FS_RENAME in the masks the server got",
+	      fan_fs >= 0 && fan_a >= 0 && fan_b >= 0);
+	test_file(&child);
+	test_dnotify();
+	test_bad_frames(child);
+	test_directory();
+	close(fan_b);
+	close(fan_a);
+	close(fan_fs);
+	vmfs_stop();
+	return check_exit();
+}
