@@ -297,6 +297,16 @@ static void index_id(struct fs_table *t, struct fs_inode *in)
  * A new hashed inode for fd (-1: a ghost with attributes st). A real
  * inode's id carries the gen of its handle, kept in the tail.
  */
+/* Reached through another mount, but of the root's file system? */
+static bool on_root_fs(const struct fs_table *t, int fd,
+		       const struct stat *st)
+{
+	struct fs_identity id;
+
+	return t->root_fs_known && !fs_identity_of(fd, st, &id) &&
+	       fs_identity_equal(&id, &t->root_fs);
+}
+
 static struct fs_inode *inode_new(struct fs_table *t, int fd,
 				  const struct stat *st)
 {
@@ -316,7 +326,7 @@ static struct fs_inode *inode_new(struct fs_table *t, int fd,
 		in->fh_len = u.fh.handle_bytes;
 		memcpy(in->tail, u.fh.f_handle, in->fh_len);
 		in->id.gen = rn_handle_gen(in->fh_type, in->tail, in->fh_len);
-		in->root_mount = mnt == t->mnt_id;
+		in->root_mount = mnt == t->mnt_id || on_root_fs(t, fd, st);
 	}
 	in->nodeid = t->next_node++;
 	in->generation = ++t->next_gen;
@@ -390,6 +400,7 @@ int fs_table_init(struct fs_table *t, int root_fd)
 	if (fstatat(root_fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
 		return -errno;
 	t->mnt_id = mount_id_of(root_fd);
+	t->root_fs_known = !fs_identity_of(root_fd, &st, &t->root_fs);
 	if (hash_index_init(&t->by_node, node_hash_of) ||
 	    hash_index_init(&t->by_id, id_hash_of) ||
 	    hash_index_init(&t->by_handle, handle_hash_of) ||

@@ -17,6 +17,7 @@
 
 #include "../event.h"
 #include "fs_list.h"
+#include "fs_identity.h"
 #include "hash_index.h"
 
 struct fs_name;
@@ -40,10 +41,12 @@ struct fs_inode {
 	int fh_type;		/* the host file handle, in the tail */
 	uint8_t fh_len;		/* 0: no handle */
 	/*
-	 * The handle was taken on the backing root's mount: it reopens at
-	 * mount_fd, and it is the one the filesystem mark reports. A mount
-	 * inside the export may be another file system whose handles look
-	 * alike; a btrfs subvolume, on the same mount, is not one.
+	 * The handle was taken on the backing root's file system: on its
+	 * mount, or on a bind mount of that file system (fs_identity.h). It
+	 * reopens at mount_fd, and it is the one the filesystem mark
+	 * reports. Another mount inside the export may be another file
+	 * system whose handles look alike; a btrfs subvolume, on the same
+	 * mount, is not one.
 	 */
 	bool root_mount;
 	bool ghost;		/* the tail is the ghost's attributes */
@@ -72,6 +75,8 @@ struct fs_table {
 	/* Real inodes by_handle misses: no handle, or another's. */
 	unsigned long unindexed;
 	int mnt_id;		/* the backing root's mount, -1: no handles */
+	struct fs_identity root_fs;	/* its file system */
+	bool root_fs_known;
 	struct hash_index names;	/* see names_shown.c */
 	uint64_t next_node;
 	uint32_t next_gen;

@@ -389,6 +389,60 @@ static void test_other_mount(struct fs_table *t, bool private)
 	umount(path);
 }
 
+/* dir/bsrc bound at dir/bm; false if not mounted. */
+static bool bind_inside(bool private)
+{
+	char src[64], path[64];
+
+	snprintf(src, sizeof(src), "%s/bsrc", dir);
+	snprintf(path, sizeof(path), "%s/bm", dir);
+	return private && !mkdirat(root_fd, "bsrc", 0755) &&
+	       !mkdirat(root_fd, "bm", 0755) &&
+	       !mount(src, path, NULL, MS_BIND, NULL);
+}
+
+/*
+ * A bind mount of the root's own file system inside the export: another
+ * mount, but its handles are the root's, so an object learned through it
+ * is the export's like any other (resolved, held, its fd closed past the
+ * bound and reopened at the root's mount).
+ */
+static void test_bind_mount(struct fs_table *t, bool private)
+{
+	union {
+		struct file_handle fh;
+		char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} u;
+	unsigned long saved = t->max_fds;
+	struct rn_id id = { 0 };
+	struct fs_inode *f;
+	char path[64];
+	int mnt;
+
+	if (!bind_inside(private)) {
+		CHECK("bind_mount_setup", false);
+		return;
+	}
+	make_file("bsrc/bf");
+	f = learn(t, "bm/bf");
+	CHECK("bind_mount_learned", f && handle_of("bm/bf", &u.fh, &mnt));
+	if (f) {
+		CHECK("bind_mount_resolved", resolves(t, &u.fh, &id) &&
+		      rn_id_equal(&id, &f->id));
+		CHECK("bind_mount_held", held(t, &u.fh, &id) == 1);
+		t->max_fds = 0;
+		use(t, f);
+		CHECK("bind_mount_fd_closed_past_the_bound", f->fd < 0);
+		t->max_fds = saved;
+		CHECK("bind_mount_fd_reopened", fs_table_get(t, f->nodeid) ==
+		      f && f->fd >= 0);
+		fs_table_put(t, f);
+		fs_table_forget(t, f->nodeid, 1);
+	}
+	snprintf(path, sizeof(path), "%s/bm", dir);
+	umount(path);
+}
+
 static bool shows(struct fs_table *t, uint64_t parent, const char *name,
 		  uint64_t want)
 {
@@ -561,6 +615,7 @@ int main(void)
 	test_dir_handles(&t);
 	test_held_handles(&t);
 	test_other_mount(&t, private);
+	test_bind_mount(&t, private);
 	test_reused_ino(&t);
 	test_names(&t);
 	test_names_dead_dir(&t);
