@@ -5,7 +5,9 @@
  * event with the old and the new place (each mark kind seeing what a
  * local rename shows it) and the moved file's own fid, and dnotify
  * DN_RENAME its signal, for a file the kernel never looked up; the child
- * is then held with one lookup.  Every malformed or stale rename frame
+ * is then held with one lookup.  A watched directory the kernel holds
+ * under its old name ends up under the new one.  Every malformed or
+ * stale rename frame
  * is refused with the documented error, delivers nothing and takes no
  * lookup.
  */
@@ -16,6 +18,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <sys/fanotify.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -239,6 +242,47 @@ static void test_directory(void)
 					"sub2", MNT "/rb/sub2"));
 }
 
+/*
+ * A directory the kernel holds under its old name, watched (so it stays
+ * in the cache), renamed as the server sends it: MOVED_FROM and MOVED_TO
+ * (which drop the old dentry), then RENAME, which links the same inode
+ * at the new name. The directory's dentry moves there; its watch stays.
+ */
+static void test_held_directory(void)
+{
+	uint64_t d = 0, n = 0;
+	struct stat st;
+	int in = inotify_init1(IN_CLOEXEC);
+
+	CHECK("held: remote mkdir ra/held", !vmfs_remote_create(ra, "held",
+	      S_IFDIR | 0755, &d));
+	CHECK("held: watched through the mount", in >= 0 &&
+	      inotify_add_watch(in, MNT "/ra/held", IN_MOVE_SELF) >= 0);
+	CHECK("held: remote rename to rb/held2", !vmfs_remote_rename(ra,
+	      "held", rb, "held2"));
+	CHECK("held: MOVED_FROM, MOVED_TO, RENAME sent",
+	      !vmfs_send_event(ra, ra_gen, FUSE_FSNOTIFY_MOVED_FROM |
+			       FUSE_FSNOTIFY_ISDIR, 7, "held") &&
+	      !vmfs_send_event(rb, rb_gen, FUSE_FSNOTIFY_MOVED_TO |
+			       FUSE_FSNOTIFY_ISDIR, 7, "held2") &&
+	      !vmfs_send_rename(ra, ra_gen, "held", rb, rb_gen, "held2"));
+	CHECK("held: filesystem mark: held -> held2, the same directory",
+	      vm_fanotify_expect_rename(fan_fs, FAN_RENAME | FAN_ONDIR,
+					"held", "held2", MNT "/rb/held2"));
+	CHECK("held: old directory's mark",
+	      vm_fanotify_expect_rename(fan_a, FAN_RENAME | FAN_ONDIR, "held",
+					"", MNT "/rb/held2"));
+	CHECK("held: new directory's mark",
+	      vm_fanotify_expect_rename(fan_b, FAN_RENAME | FAN_ONDIR, "",
+					"held2", MNT "/rb/held2"));
+	CHECK("held: old name gone, new name there",
+	      stat(MNT "/ra/held", &st) && errno == ENOENT &&
+	      !stat(MNT "/rb/held2", &st) && S_ISDIR(st.st_mode));
+	CHECK("held: the kernel's lookups, counted",
+	      vmfs_wait_nlookup(d, 2, VM_WAIT_MS, &n));
+	close(in);
+}
+
 int main(void)
 {
 	struct vmfs_opts opts = { .fsnotify = true, .export_support = true };
@@ -267,6 +311,7 @@ int main(void)
 	test_dnotify();
 	test_bad_frames(child);
 	test_directory();
+	test_held_directory();
 	close(fan_b);
 	close(fan_a);
 	close(fan_fs);
