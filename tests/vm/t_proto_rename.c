@@ -7,9 +7,8 @@
  * DN_RENAME its signal, for a file the kernel never looked up; the child
  * is then held with one lookup.  A watched directory the kernel holds
  * under its old name ends up under the new one.  Every malformed or
- * stale rename frame
- * is refused with the documented error, delivers nothing and takes no
- * lookup.
+ * stale rename frame is refused with the documented error, delivers
+ * nothing and takes no lookup.
  */
 #include <errno.h>
 #include <fcntl.h>
