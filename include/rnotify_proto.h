@@ -22,7 +22,9 @@
  *     that arrives after the node was forgotten (mask 0 from an eviction
  *     races with FORGET) cannot touch a new object that reused the nodeid.
  *     The server answers with an empty reply (or an error, which the
- *     kernel ignores).
+ *     kernel ignores).  Mask bits it does not know, from a newer kernel
+ *     (patch 13 added FUSE_FSNOTIFY_RENAME), it ignores and keeps the
+ *     rest: refusing the update would lose the node's whole mask.
  *
  *  3. FUSE_NOTIFY_FSNOTIFY notification (server -> kernel; out-header
  *     unique = 0, error = FUSE_NOTIFY_FSNOTIFY), a struct

@@ -297,14 +297,14 @@ int proto_decode_watch(const void *buf, size_t len, struct proto_watch *w)
 		return -EINVAL;
 	if (scope == FUSE_FSNOTIFY_FILESYSTEM && ih.nodeid != FUSE_ROOT_ID)
 		return -EINVAL;
-	if (in.padding || (in.mask & ~(uint64_t)FUSE_FSNOTIFY_WATCH_EVENTS))
+	if (in.padding)
 		return -EINVAL;
 	if (!ih.nodeid || !ih.unique)
 		return -EINVAL;
 
 	w->unique = ih.unique;
 	w->nodeid = ih.nodeid;
-	w->mask = in.mask;
+	w->mask = in.mask & FUSE_FSNOTIFY_WATCH_EVENTS;
 	w->generation = in.generation;
 	w->flags = scope;
 	return 0;

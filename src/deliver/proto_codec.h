@@ -99,8 +99,10 @@ int proto_is_watch(const void *buf, size_t len);
 /*
  * Parse a FUSE_FSNOTIFY request as read from /dev/fuse.  Returns 0,
  * -EPROTO if it is another opcode, -EINVAL if it is malformed (wrong
- * length, not exactly one scope flag, unknown mask bits, nonzero padding,
- * a filesystem scope on a nodeid other than the root).
+ * length, not exactly one scope flag, nonzero padding, a filesystem scope
+ * on a nodeid other than the root).  Mask bits outside
+ * FUSE_FSNOTIFY_WATCH_EVENTS are dropped from w->mask: a newer kernel may
+ * forward events this server cannot deliver, and the others still count.
  */
 int proto_decode_watch(const void *buf, size_t len, struct proto_watch *w);
 
