@@ -178,34 +178,42 @@ static bool child_wanted(struct proto_send *s, const struct proto_node *dir,
 }
 
 /*
- * An event on a child the kernel holds no inode for: the notification
- * carries the entry a LOOKUP would reply, so the kernel instantiates the
- * child without a round trip. The reference the entry counts is undone if
- * the kernel refuses it (it took none then). Skipped if the name no
- * longer leads to the event's object.
+ * The notification carries the entry a LOOKUP would reply, so the kernel
+ * instantiates the child without a round trip. The reference the entry
+ * counts is undone if the kernel refuses it (it took none then).
  */
+int proto_send_pushed(struct proto_send *s, uint64_t dir, const char *name,
+		      const struct rn_id *obj, struct proto_event *pe)
+{
+	struct fuse_entry_param e;
+	int ret;
+
+	if (fs_entry_push(s->cfg.fs, dir, name, obj, &e))
+		return 0;
+	if (S_ISDIR(e.attr.st_mode))
+		pe->mask |= FUSE_FSNOTIFY_ISDIR;
+	pe->has_entry = true;
+	proto_entry_fill(&pe->entry, e.ino, e.generation, &e.attr,
+			 e.entry_timeout, e.attr_timeout);
+	ret = proto_send_frame(s, pe);
+	if (ret < 0)
+		fs_entry_push_undo(s->cfg.fs, dir, name, e.ino);
+	return ret;
+}
+
+/* An event on a child the kernel holds no inode for. */
 static int push_child(struct proto_send *s, const struct proto_node *dir,
 		      const struct rn_event *ev, uint32_t mask)
 {
-	struct fuse_entry_param e;
 	struct proto_event pe = {
 		.nodeid = dir->id,
 		.generation = dir->gen,
+		.mask = mask,
 		.namelen = strlen(ev->name),
 		.name = ev->name,
-		.has_entry = true,
 	};
-	int ret;
 
-	if (fs_entry_push(s->cfg.fs, dir->id, ev->name, &ev->obj, &e))
-		return 0;
-	pe.mask = mask | (S_ISDIR(e.attr.st_mode) ? FUSE_FSNOTIFY_ISDIR : 0);
-	proto_entry_fill(&pe.entry, e.ino, e.generation, &e.attr,
-			 e.entry_timeout, e.attr_timeout);
-	ret = proto_send_frame(s, &pe);
-	if (ret < 0)
-		fs_entry_push_undo(s->cfg.fs, dir->id, ev->name, e.ino);
-	return ret;
+	return proto_send_pushed(s, dir->id, ev->name, &ev->obj, &pe);
 }
 
 static int deliver_object(struct proto_send *s, const struct rn_event *ev,

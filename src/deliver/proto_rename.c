@@ -27,34 +27,25 @@ static bool rename_wanted(struct proto_send *s, const struct proto_node *from,
 int proto_send_rename(struct proto_send *s, const struct proto_node *from,
 		      const struct proto_node *to, const struct rn_event *ev)
 {
-	struct fuse_entry_param e;
 	struct proto_event pe = {
 		.nodeid = from->id,
 		.generation = from->gen,
+		.mask = FUSE_FSNOTIFY_RENAME,
 		.namelen = strlen(ev->name),
 		.name = ev->name,
 		.newdir = to->id,
 		.newdir_generation = to->gen,
 		.newnamelen = strlen(ev->name2),
 		.newname = ev->name2,
-		.has_entry = true,
 	};
 	int ret;
 
 	if (!rename_wanted(s, from, to))
 		return 0;
 	/* Not sent if the new name no longer leads to the moved object. */
-	if (fs_entry_push(s->cfg.fs, to->id, ev->name2, &ev->obj, &e))
-		return 0;
-	pe.mask = FUSE_FSNOTIFY_RENAME |
-		  (S_ISDIR(e.attr.st_mode) ? FUSE_FSNOTIFY_ISDIR : 0);
-	proto_entry_fill(&pe.entry, e.ino, e.generation, &e.attr,
-			 e.entry_timeout, e.attr_timeout);
-	ret = proto_send_frame(s, &pe);
-	if (ret < 0) {
-		fs_entry_push_undo(s->cfg.fs, to->id, ev->name2, e.ino);
+	ret = proto_send_pushed(s, to->id, ev->name2, &ev->obj, &pe);
+	if (ret < 0)
 		fuse_log(FUSE_LOG_DEBUG, "rnotifyfs: notify RENAME %s: %s\n",
 			 ev->name2, strerror(-ret));
-	}
 	return ret;
 }

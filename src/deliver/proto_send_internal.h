@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Internals shared by proto_send.c (lifetime, mount access),
- * proto_events.c (one event) and proto_rename.c (a rename's FS_RENAME). */
+/*
+ * Internals shared by proto_send.c (lifetime, mount access),
+ * proto_events.c (one event) and proto_rename.c (a rename's FS_RENAME).
+ */
 #ifndef RNOTIFY_PROTO_SEND_INTERNAL_H
 #define RNOTIFY_PROTO_SEND_INTERNAL_H
 
@@ -27,6 +29,14 @@ struct proto_node {
 int proto_deliver(struct proto_send *s, const struct rn_event *ev);
 /* proto_events.c: writes one notification; 1 or -errno. */
 int proto_send_frame(struct proto_send *s, const struct proto_event *ev);
+/*
+ * proto_events.c: sends pe with the entry of child name of directory dir
+ * (ISDIR added if it is one), counting the kernel's lookup of it. 0, and
+ * nothing sent, if the name no longer leads to obj; else as
+ * proto_send_frame().
+ */
+int proto_send_pushed(struct proto_send *s, uint64_t dir, const char *name,
+		      const struct rn_id *obj, struct proto_event *pe);
 
 /*
  * proto_rename.c: the FS_RENAME of a rename from (from, ev->name) to
