@@ -144,11 +144,38 @@ void proto_entry_fill(struct fuse_entry_out *e, uint64_t nodeid,
 	e->attr.ctimensec = st->st_ctim.tv_nsec;
 }
 
+char *proto_put_head(void *buf, size_t len, const struct proto_event *ev)
+{
+	struct fuse_out_header oh = { .len = len,
+				      .error = FUSE_NOTIFY_FSNOTIFY };
+	struct fuse_notify_fsnotify_out out = {
+		.nodeid = ev->nodeid, .generation = ev->generation,
+		.mask = ev->mask, .cookie = ev->cookie, .namelen = ev->namelen,
+	};
+	char *p = buf;
+
+	p = mempcpy(p, &oh, sizeof(oh));
+	p = mempcpy(p, &out, sizeof(out));
+	/* No name may be NULL, which mempcpy() must not get even for 0. */
+	return ev->namelen ? mempcpy(p, ev->name, ev->namelen) : p;
+}
+
+void proto_head_of(const struct fuse_notify_fsnotify_out *out,
+		   const char *name, struct proto_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->nodeid = out->nodeid;
+	ev->generation = out->generation;
+	ev->mask = out->mask;
+	ev->cookie = out->cookie;
+	ev->namelen = out->namelen;
+	ev->name = out->namelen ? name : NULL;
+}
+
 int proto_encode_event(void *buf, size_t size, const struct proto_event *ev)
 {
-	struct fuse_out_header oh;
-	struct fuse_notify_fsnotify_out out;
 	size_t len;
+	char *p;
 	int err;
 
 	err = proto_event_check(ev);
@@ -156,29 +183,14 @@ int proto_encode_event(void *buf, size_t size, const struct proto_event *ev)
 		return err;
 	if (ev->mask & FUSE_FSNOTIFY_RENAME)
 		return proto_rename_encode(buf, size, ev);
-	len = sizeof(oh) + sizeof(out) + ev->namelen +
+	len = sizeof(struct fuse_out_header) +
+	      sizeof(struct fuse_notify_fsnotify_out) + ev->namelen +
 	      (ev->has_entry ? sizeof(ev->entry) : 0);
 	if (size < len)
 		return -ENOSPC;
-
-	memset(&out, 0, sizeof(out));
-	out.nodeid = ev->nodeid;
-	out.generation = ev->generation;
-	out.mask = ev->mask;
-	out.cookie = ev->cookie;
-	out.namelen = ev->namelen;
-	oh.len = len;
-	oh.error = FUSE_NOTIFY_FSNOTIFY;
-	oh.unique = 0;
-
-	memcpy(buf, &oh, sizeof(oh));
-	memcpy((char *)buf + sizeof(oh), &out, sizeof(out));
-	if (ev->namelen)
-		memcpy((char *)buf + sizeof(oh) + sizeof(out), ev->name,
-		       ev->namelen);
+	p = proto_put_head(buf, len, ev);
 	if (ev->has_entry)
-		memcpy((char *)buf + sizeof(oh) + sizeof(out) + ev->namelen,
-		       &ev->entry, sizeof(ev->entry));
+		memcpy(p, &ev->entry, sizeof(ev->entry));
 	return len;
 }
 
@@ -199,19 +211,12 @@ int proto_decode_event(const void *buf, size_t len, struct proto_event *ev)
 	if (out.mask & FUSE_FSNOTIFY_RENAME)
 		return proto_rename_decode(buf, len, &out, ev);
 	/* The name (and the entry, if any) end exactly where the frame does. */
-	memset(&tmp, 0, sizeof(tmp));
+	proto_head_of(&out, (const char *)buf + fixed, &tmp);
 	tmp.has_entry = proto_wants_entry(out.mask, out.namelen);
 	extra = tmp.has_entry ? sizeof(tmp.entry) : 0;
 	if (out.padding || out.namelen > FUSE_FSNOTIFY_NAME_MAX ||
 	    out.namelen + extra != len - fixed)
 		return -EINVAL;
-
-	tmp.nodeid = out.nodeid;
-	tmp.generation = out.generation;
-	tmp.mask = out.mask;
-	tmp.cookie = out.cookie;
-	tmp.namelen = out.namelen;
-	tmp.name = out.namelen ? (const char *)buf + fixed : NULL;
 	if (tmp.has_entry)
 		memcpy(&tmp.entry, (const char *)buf + fixed + out.namelen,
 		       sizeof(tmp.entry));

@@ -37,26 +37,18 @@ static size_t rename_len(uint32_t namelen, uint32_t newnamelen)
 int proto_rename_encode(void *buf, size_t size, const struct proto_event *ev)
 {
 	size_t len = rename_len(ev->namelen, ev->newnamelen);
-	struct fuse_out_header oh = { .len = len,
-				      .error = FUSE_NOTIFY_FSNOTIFY };
-	struct fuse_notify_fsnotify_out out = {
-		.nodeid = ev->nodeid, .generation = ev->generation,
-		.mask = ev->mask, .namelen = ev->namelen,
-	};
 	struct fuse_fsnotify_rename_out rn = {
 		.newdir = ev->newdir, .newdir_generation = ev->newdir_generation,
 		.namelen = ev->newnamelen,
 	};
-	char *p = buf;
 	int err = proto_rename_check(ev);
+	char *p;
 
 	if (err)
 		return err;
 	if (size < len)
 		return -ENOSPC;
-	p = mempcpy(p, &oh, sizeof(oh));
-	p = mempcpy(p, &out, sizeof(out));
-	p = mempcpy(p, ev->name, ev->namelen);
+	p = proto_put_head(buf, len, ev);
 	p = mempcpy(p, &rn, sizeof(rn));
 	p = mempcpy(p, ev->newname, ev->newnamelen);
 	memcpy(p, &ev->entry, sizeof(ev->entry));
@@ -80,13 +72,7 @@ int proto_rename_decode(const void *buf, size_t len,
 	    len != rename_len(out->namelen, rn.namelen))
 		return -EINVAL;
 
-	memset(&tmp, 0, sizeof(tmp));
-	tmp.nodeid = out->nodeid;
-	tmp.generation = out->generation;
-	tmp.mask = out->mask;
-	tmp.cookie = out->cookie;
-	tmp.namelen = out->namelen;
-	tmp.name = p;
+	proto_head_of(out, p, &tmp);
 	tmp.newdir = rn.newdir;
 	tmp.newdir_generation = rn.newdir_generation;
 	tmp.newnamelen = rn.namelen;
