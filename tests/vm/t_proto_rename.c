@@ -19,7 +19,6 @@
 #include <sys/fanotify.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../lib/check.h"
@@ -61,6 +60,26 @@ static int rename_group(unsigned int flags, const char *path,
 	return fd;
 }
 
+/*
+ * A rename from ra to rb (the moved object now at path), as each mark
+ * sees it: the filesystem mark both places, ra's the old one, rb's the
+ * new one. what names the checks.
+ */
+static void expect_ra_to_rb(const char *what, uint64_t mask,
+			    const char *old, const char *new_,
+			    const char *path)
+{
+	char check[128];
+
+	snprintf(check, sizeof(check), "%s: filesystem mark: %s -> %s", what,
+		 old, new_);
+	CHECK(check, vm_fanotify_expect_rename(fan_fs, mask, old, new_, path));
+	snprintf(check, sizeof(check), "%s: ra's mark: %s", what, old);
+	CHECK(check, vm_fanotify_expect_rename(fan_a, mask, old, "", path));
+	snprintf(check, sizeof(check), "%s: rb's mark: %s", what, new_);
+	CHECK(check, vm_fanotify_expect_rename(fan_b, mask, "", new_, path));
+}
+
 /* A file the kernel never saw, renamed from ra to rb remotely. */
 static void test_file(uint64_t *child)
 {
@@ -72,29 +91,9 @@ static void test_file(uint64_t *child)
 	      "g"));
 	CHECK("file: RENAME sent", !vmfs_send_rename(ra, ra_gen, "f", rb,
 	      rb_gen, "g"));
-	CHECK("file: filesystem mark: f -> g, g's own fid",
-	      vm_fanotify_expect_rename(fan_fs, FAN_RENAME, "f", "g",
-					MNT "/rb/g"));
-	CHECK("file: old directory's mark: f, no new place",
-	      vm_fanotify_expect_rename(fan_a, FAN_RENAME, "f", "",
-					MNT "/rb/g"));
-	CHECK("file: new directory's mark: g, no old place",
-	      vm_fanotify_expect_rename(fan_b, FAN_RENAME, "", "g",
-					MNT "/rb/g"));
+	expect_ra_to_rb("file", FAN_RENAME, "f", "g", MNT "/rb/g");
 	CHECK("file: the kernel holds the child with one lookup",
 	      vmfs_wait_nlookup(*child, 1, VM_WAIT_MS, &n));
-}
-
-/* SIGRTMIN for fd within VM_WAIT_MS. */
-static bool dnotify_signal(int fd)
-{
-	struct timespec ts = { VM_WAIT_MS / 1000, 0 };
-	siginfo_t si;
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGRTMIN);
-	return sigtimedwait(&set, &si, &ts) == SIGRTMIN && si.si_fd == fd;
 }
 
 /* A rename within rb, which dnotify watches for renames. */
@@ -109,7 +108,7 @@ static void test_dnotify(void)
 	      "g", rb, "h"));
 	CHECK("dnotify: RENAME sent", !vmfs_send_rename(rb, rb_gen, "g", rb,
 	      rb_gen, "h"));
-	CHECK("dnotify: signal for rb", dnotify_signal(fd));
+	CHECK("dnotify: signal for rb", vm_dnotify_signal(fd));
 	CHECK("dnotify: filesystem mark: g -> h",
 	      vm_fanotify_expect_rename(fan_fs, FAN_RENAME, "g", "h",
 					MNT "/rb/h"));
@@ -208,15 +207,8 @@ static void test_bad_frames(uint64_t child)
 	      send_spoiled(0, "", 0, 1) == -EINVAL);
 	CHECK("bad: one lookup more, for the good frame only",
 	      vmfs_wait_nlookup(child, 3, VM_WAIT_MS, &n));
-	CHECK("bad: filesystem mark: only the good frame's x -> h",
-	      vm_fanotify_expect_rename(fan_fs, FAN_RENAME, "x", "h",
-					MNT "/rb/h"));
-	CHECK("bad: new directory's mark: only x -> h",
-	      vm_fanotify_expect_rename(fan_b, FAN_RENAME, "", "h",
-					MNT "/rb/h"));
-	CHECK("bad: old directory's mark: only x -> h",
-	      vm_fanotify_expect_rename(fan_a, FAN_RENAME, "x", "",
-					MNT "/rb/h"));
+	/* Only the good frame's event: the next ones are test_directory's. */
+	expect_ra_to_rb("bad", FAN_RENAME, "x", "h", MNT "/rb/h");
 }
 
 /* A directory: ISDIR, FAN_ONDIR; also what fan_a reads next. */
@@ -230,15 +222,8 @@ static void test_directory(void)
 	      rb, "sub2"));
 	CHECK("dir: RENAME|ISDIR sent", !vmfs_send_rename(ra, ra_gen, "sub",
 	      rb, rb_gen, "sub2"));
-	CHECK("dir: filesystem mark: FAN_RENAME|FAN_ONDIR sub -> sub2",
-	      vm_fanotify_expect_rename(fan_fs, FAN_RENAME | FAN_ONDIR, "sub",
-					"sub2", MNT "/rb/sub2"));
-	CHECK("dir: old directory's mark, next after x",
-	      vm_fanotify_expect_rename(fan_a, FAN_RENAME | FAN_ONDIR, "sub",
-					"", MNT "/rb/sub2"));
-	CHECK("dir: new directory's mark, next after h",
-	      vm_fanotify_expect_rename(fan_b, FAN_RENAME | FAN_ONDIR, "",
-					"sub2", MNT "/rb/sub2"));
+	expect_ra_to_rb("dir", FAN_RENAME | FAN_ONDIR, "sub", "sub2",
+			MNT "/rb/sub2");
 }
 
 /*
@@ -265,15 +250,8 @@ static void test_held_directory(void)
 	      !vmfs_send_event(rb, rb_gen, FUSE_FSNOTIFY_MOVED_TO |
 			       FUSE_FSNOTIFY_ISDIR, 7, "held2") &&
 	      !vmfs_send_rename(ra, ra_gen, "held", rb, rb_gen, "held2"));
-	CHECK("held: filesystem mark: held -> held2, the same directory",
-	      vm_fanotify_expect_rename(fan_fs, FAN_RENAME | FAN_ONDIR,
-					"held", "held2", MNT "/rb/held2"));
-	CHECK("held: old directory's mark",
-	      vm_fanotify_expect_rename(fan_a, FAN_RENAME | FAN_ONDIR, "held",
-					"", MNT "/rb/held2"));
-	CHECK("held: new directory's mark",
-	      vm_fanotify_expect_rename(fan_b, FAN_RENAME | FAN_ONDIR, "",
-					"held2", MNT "/rb/held2"));
+	expect_ra_to_rb("held", FAN_RENAME | FAN_ONDIR, "held", "held2",
+			MNT "/rb/held2");
 	CHECK("held: old name gone, new name there",
 	      stat(MNT "/ra/held", &st) && errno == ENOENT &&
 	      !stat(MNT "/rb/held2", &st) && S_ISDIR(st.st_mode));

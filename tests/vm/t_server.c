@@ -130,19 +130,6 @@ static int add_dnotify(int fd)
 	return fcntl(fd, F_NOTIFY, DN_CREATE | DN_MULTISHOT);
 }
 
-/* SIGRTMIN, blocked, arrives within VM_WAIT_MS for fd (dnotify's). */
-static bool dnotify_signal(int fd)
-{
-	struct timespec ts = { VM_WAIT_MS / 1000, 0 };
-	siginfo_t si;
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGRTMIN);
-	return sigtimedwait(&set, &si, &ts) == SIGRTMIN && si.si_fd == fd &&
-	       si.si_code == POLL_MSG;
-}
-
 /*
  * dnotify (fcntl F_NOTIFY) on a directory no other watch covers waits
  * for the stopped server as inotify_add_watch() does, and a remote
@@ -173,7 +160,7 @@ static void test_dnotify_waits(void)
 	      add_with_server_stopped(add_dnotify, fd, &waited) == 0);
 	CHECK("dnotify: F_NOTIFY waited for the stopped server", waited);
 	CHECK("dnotify: remote create of dn/dx", put(B "/dn/dx", "", 0));
-	CHECK("dnotify: SIGRTMIN for dn's fd", dnotify_signal(fd));
+	CHECK("dnotify: SIGRTMIN for dn's fd", vm_dnotify_signal(fd));
 	close(fd);
 	CHECK("dnotify: remote cleanup", !unlink(B "/dn/dx") &&
 	      !rmdir(B "/dn"));
@@ -209,7 +196,7 @@ static void test_fan_rename(void)
 	CHECK("FAN_RENAME: r1 -> r2 with r2's own fid",
 	      vm_fanotify_expect_rename(fan, FAN_RENAME, "r1", "r2",
 					M "/rnd/r2"));
-	CHECK("FAN_RENAME: dnotify signal for rnd", dnotify_signal(fd));
+	CHECK("FAN_RENAME: dnotify signal for rnd", vm_dnotify_signal(fd));
 	close(fd);
 	close(fan);
 	CHECK("FAN_RENAME: remote cleanup", !unlink(B "/rnd/r2") &&

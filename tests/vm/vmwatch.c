@@ -8,10 +8,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/fanotify.h>
 #include <sys/inotify.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "vmwatch.h"
@@ -233,4 +235,16 @@ bool vm_fanotify_expect_rename(int fd, uint64_t mask, const char *old,
 	printf("# fanotify got: mask 0x%x '%s' -> '%s' (fid %u bytes)\n",
 	       ev.mask, ev.name, ev.name2, ev.fid_len);
 	return false;
+}
+
+bool vm_dnotify_signal(int fd)
+{
+	struct timespec ts = { VM_WAIT_MS / 1000, 0 };
+	siginfo_t si;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGRTMIN);
+	return sigtimedwait(&set, &si, &ts) == SIGRTMIN && si.si_fd == fd &&
+	       si.si_code == POLL_MSG;
 }

@@ -53,6 +53,12 @@ bool vm_fanotify_expect_fid(int fd, uint64_t mask, const char *name,
 bool vm_fanotify_expect_rename(int fd, uint64_t mask, const char *old,
 			       const char *new_, const char *path);
 
+/*
+ * dnotify's SIGRTMIN (blocked by the caller, so that it queues) for fd
+ * arrives within VM_WAIT_MS.
+ */
+bool vm_dnotify_signal(int fd);
+
 /* Print one event as "why" context of a failed check. */
 void vm_event_print(const char *who, const struct vm_event *ev);
 
