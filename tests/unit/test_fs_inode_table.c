@@ -153,6 +153,12 @@ static void test_ghosts(struct fs_table *t)
 		fs_table_forget(t, real->nodeid, 1);
 }
 
+/* Room for any file handle. */
+union handle_buf {
+	struct file_handle fh;
+	char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+};
+
 static bool handle_of(const char *name, struct file_handle *fh, int *mnt)
 {
 	fh->handle_bytes = MAX_HANDLE_SZ;
@@ -166,10 +172,7 @@ static bool handle_of(const char *name, struct file_handle *fh, int *mnt)
  */
 static void test_reused_ino(struct fs_table *t)
 {
-	union {
-		struct file_handle fh;
-		char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
-	} u;
+	union handle_buf u;
 	struct fs_inode *e;
 	struct rn_id id;
 	uint64_t node = 0;
@@ -205,10 +208,7 @@ static void test_reused_ino(struct fs_table *t)
 
 static void test_dir_handles(struct fs_table *t)
 {
-	union {
-		struct file_handle fh;
-		char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
-	} u;
+	union handle_buf u;
 	struct fs_inode *d;
 	struct rn_id id = { 0 };
 	int mnt;
@@ -257,10 +257,7 @@ static struct fs_inode *learn_no_handle(struct fs_table *t)
 
 static void test_held_handles(struct fs_table *t)
 {
-	union {
-		struct file_handle fh;
-		char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
-	} u;
+	union handle_buf u;
 	struct fs_inode *f, *p;
 	struct rn_id id = { 0 };
 	int mnt;
@@ -335,10 +332,7 @@ static void use(struct fs_table *t, struct fs_inode *in)
 static void check_mounts_apart(struct fs_table *t, struct fs_inode *f,
 			       struct fs_inode *g)
 {
-	union {
-		struct file_handle fh;
-		char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
-	} u;
+	union handle_buf u;
 	unsigned long saved = t->max_fds;
 	struct rn_id id = { 0 };
 	int mnt;
@@ -409,10 +403,7 @@ static bool bind_inside(bool private)
  */
 static void test_bind_mount(struct fs_table *t, bool private)
 {
-	union {
-		struct file_handle fh;
-		char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
-	} u;
+	union handle_buf u;
 	unsigned long saved = t->max_fds;
 	struct rn_id id = { 0 };
 	struct fs_inode *f;
