@@ -54,7 +54,18 @@
  *       drops its count again.  An entry nodeid of 0, the root or the
  *       directory itself, an entry with no valid file type or a size
  *       past INT64_MAX, ISDIR not matching, or a frame whose length is
- *       not exactly fixed part + namelen + 128: EINVAL.
+ *       neither fixed part + namelen + 128 nor, for a child event,
+ *       fixed part + namelen: EINVAL.
+ *     - namelen > 0 with a child event (FUSE_FSNOTIFY_CHILD_EVENTS) and
+ *       no entry (kernel patch 15): the same event by name alone, for a
+ *       child the kernel does not hold.  No lookup is counted.  The
+ *       kernel reports it to the directory's watchers that need only the
+ *       name (inotify, dnotify) as a local event on an unheld child
+ *       reaches them.  If a watcher needs the child itself (fanotify
+ *       reports its fid) or the kernel holds a dentry of the name, it
+ *       delivers nothing and answers ENODATA: send it again with the
+ *       entry.  Sending by name first costs fanotify watchers one more
+ *       write and spares everyone else the lookup and an inode.
  *     generation must match the kernel's inode, so a recycled nodeid never
  *     receives another object's events.  The kernel keeps the low 32 bits
  *     of a generation, and the root's generation is always 0 (the kernel
@@ -160,6 +171,15 @@
 	 FUSE_FSNOTIFY_ATTRIB | FUSE_FSNOTIFY_CLOSE_WRITE |		\
 	 FUSE_FSNOTIFY_CLOSE_NOWRITE | FUSE_FSNOTIFY_OPEN |		\
 	 FUSE_FSNOTIFY_DELETE_SELF | FUSE_FSNOTIFY_MOVE_SELF)
+
+/*
+ * Object events that watchers of the parent hear of, with the name: they
+ * may come by name alone (kernel patch 15).
+ */
+#define FUSE_FSNOTIFY_CHILD_EVENTS					\
+	(FUSE_FSNOTIFY_ACCESS | FUSE_FSNOTIFY_MODIFY |			\
+	 FUSE_FSNOTIFY_ATTRIB | FUSE_FSNOTIFY_CLOSE_WRITE |		\
+	 FUSE_FSNOTIFY_CLOSE_NOWRITE | FUSE_FSNOTIFY_OPEN)
 
 /* Bits the kernel may put in a FUSE_FSNOTIFY mask. */
 #define FUSE_FSNOTIFY_WATCH_EVENTS					\

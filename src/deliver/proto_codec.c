@@ -50,10 +50,23 @@ static int proto_overflow_check(const struct proto_event *ev)
 	return 0;
 }
 
-/* The frame form: a name with an object event carries an entry. */
-static bool proto_wants_entry(uint32_t mask, uint32_t namelen)
+/*
+ * The frame form: a name with an object event may carry the child's
+ * entry; the frame's length says whether it does.
+ */
+static bool proto_may_have_entry(uint32_t mask, uint32_t namelen)
 {
 	return namelen && (mask & FUSE_FSNOTIFY_OBJECT_EVENTS);
+}
+
+/* The events a frame may carry: on the object, in a directory, on a child. */
+static uint32_t proto_allowed(const struct proto_event *ev)
+{
+	if (!ev->namelen || ev->has_entry)
+		return FUSE_FSNOTIFY_OBJECT_EVENTS;
+	if (ev->mask & FUSE_FSNOTIFY_DIRENT_EVENTS)
+		return FUSE_FSNOTIFY_DIRENT_EVENTS;
+	return FUSE_FSNOTIFY_CHILD_EVENTS;
 }
 
 static bool proto_valid_type(uint32_t mode)
@@ -81,22 +94,19 @@ int proto_entry_check(const struct proto_event *ev)
 int proto_event_check(const struct proto_event *ev)
 {
 	uint32_t events = ev->mask & ~FUSE_FSNOTIFY_ISDIR;
-	uint32_t allowed = ev->namelen && !ev->has_entry ?
-			   FUSE_FSNOTIFY_DIRENT_EVENTS :
-			   FUSE_FSNOTIFY_OBJECT_EVENTS;
 	uint32_t moves = FUSE_FSNOTIFY_MOVED_FROM | FUSE_FSNOTIFY_MOVED_TO;
 
 	if (ev->mask == FUSE_FSNOTIFY_Q_OVERFLOW)
 		return proto_overflow_check(ev);
 	if (ev->mask & FUSE_FSNOTIFY_RENAME)
 		return proto_rename_check(ev);
-	if (!events || (events & ~allowed))
+	if (!events || (events & ~proto_allowed(ev)))
 		return -EINVAL;
 	if (ev->cookie && !(events & moves))
 		return -EINVAL;
 	if (!ev->nodeid)
 		return -EINVAL;
-	if (ev->has_entry != proto_wants_entry(ev->mask, ev->namelen))
+	if (ev->has_entry && !proto_may_have_entry(ev->mask, ev->namelen))
 		return -EINVAL;
 	if (ev->has_entry && proto_entry_check(ev))
 		return -EINVAL;
@@ -211,11 +221,14 @@ int proto_decode_event(const void *buf, size_t len, struct proto_event *ev)
 	if (out.mask & FUSE_FSNOTIFY_RENAME)
 		return proto_rename_decode(buf, len, &out, ev);
 	/* The name (and the entry, if any) end exactly where the frame does. */
-	proto_head_of(&out, (const char *)buf + fixed, &tmp);
-	tmp.has_entry = proto_wants_entry(out.mask, out.namelen);
-	extra = tmp.has_entry ? sizeof(tmp.entry) : 0;
 	if (out.padding || out.namelen > FUSE_FSNOTIFY_NAME_MAX ||
-	    out.namelen + extra != len - fixed)
+	    out.namelen > len - fixed)
+		return -EINVAL;
+	proto_head_of(&out, (const char *)buf + fixed, &tmp);
+	extra = len - fixed - out.namelen;
+	tmp.has_entry = extra == sizeof(tmp.entry) &&
+			proto_may_have_entry(out.mask, out.namelen);
+	if (extra && !tmp.has_entry)
 		return -EINVAL;
 	if (tmp.has_entry)
 		memcpy(&tmp.entry, (const char *)buf + fixed + out.namelen,

@@ -46,7 +46,8 @@ struct proto_event {
 	const char *name;	/* namelen bytes, no NUL; may be NULL if 0 */
 	/*
 	 * An object event with a name is on child name of directory nodeid
-	 * and carries the child's entry, as a LOOKUP reply would.
+	 * and carries the child's entry, as a LOOKUP reply would, or, for a
+	 * child event, may come by name alone (has_entry false).
 	 */
 	bool has_entry;
 	struct fuse_entry_out entry;

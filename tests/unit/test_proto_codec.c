@@ -76,8 +76,11 @@ static void test_encode_rejects(void)
 	memset(buf, 0x55, sizeof(buf));
 	CHECK("encode: short buffer", proto_encode_event(buf,
 	      16 + 32 + 254, &ev) == -ENOSPC);
-	ev = ev_named(FUSE_FSNOTIFY_MODIFY, "a");
-	CHECK("encode: object event with a name",
+	ev = ev_named(FUSE_FSNOTIFY_DELETE_SELF, "a");
+	CHECK("encode: self event with a name",
+	      proto_encode_event(buf, sizeof(buf), &ev) == -EINVAL);
+	ev = ev_named(FUSE_FSNOTIFY_CREATE | FUSE_FSNOTIFY_MODIFY, "a");
+	CHECK("encode: dirent and child event in one",
 	      proto_encode_event(buf, sizeof(buf), &ev) == -EINVAL);
 	ev = ev_named(FUSE_FSNOTIFY_CREATE, NULL);
 	CHECK("encode: dirent event without a name",
@@ -172,12 +175,6 @@ static void test_push_layout(void)
 	      proto_decode_event(buf, len - 1, &got) == -EINVAL);
 	CHECK("push: decode with a trailing byte",
 	      proto_decode_event(buf, len + 1, &got) == -EINVAL);
-	ev.name = "x";
-	ev.namelen = 1;
-	ev.has_entry = false;
-	len = proto_encode_event(buf, sizeof(buf), &ev);
-	CHECK("push: object event with a name needs the entry", len ==
-	      -EINVAL);
 	ev = ev_push(FUSE_FSNOTIFY_MODIFY);
 	memset(longname, 'n', sizeof(longname));
 	ev.namelen = sizeof(longname);
@@ -185,6 +182,38 @@ static void test_push_layout(void)
 	CHECK("push: 255-byte name, 16 + 32 + 255 + 128 bytes",
 	      proto_encode_event(buf, PROTO_EVENT_FRAME_MAX, &ev) ==
 	      16 + 32 + 255 + 128);
+}
+
+/* A child event by name alone (kernel patch 15): no entry follows. */
+static void test_by_name(void)
+{
+	unsigned char buf[PROTO_EVENT_FRAME_MAX];
+	struct proto_event ev = ev_named(FUSE_FSNOTIFY_MODIFY, "kid");
+	struct proto_event got;
+	int len;
+
+	memset(buf, 0xaa, sizeof(buf));
+	len = proto_encode_event(buf, sizeof(buf), &ev);
+	CHECK("by name: 16 + 32 + 3 bytes", len == 16 + 32 + 3 &&
+	      !memcmp(buf + 48, "kid", 3) && buf[len] == 0xaa);
+	CHECK("by name: round trip", proto_decode_event(buf, len, &got) == 0 &&
+	      !got.has_entry && got.mask == FUSE_FSNOTIFY_MODIFY &&
+	      got.namelen == 3 && !memcmp(got.name, "kid", 3));
+	CHECK("by name: a trailing byte is neither form",
+	      proto_decode_event(buf, len + 1, &got) == -EINVAL);
+	ev = ev_named(FUSE_FSNOTIFY_ATTRIB | FUSE_FSNOTIFY_ISDIR, "d");
+	CHECK("by name: ATTRIB on a directory",
+	      proto_encode_event(buf, sizeof(buf), &ev) == 16 + 32 + 1);
+	ev = ev_named(FUSE_FSNOTIFY_CLOSE_WRITE, "f");
+	CHECK("by name: CLOSE_WRITE",
+	      proto_encode_event(buf, sizeof(buf), &ev) == 16 + 32 + 1);
+	ev = ev_named(FUSE_FSNOTIFY_MOVE_SELF, "f");
+	CHECK("by name: not a self event",
+	      proto_encode_event(buf, sizeof(buf), &ev) == -EINVAL);
+	ev = ev_named(FUSE_FSNOTIFY_MODIFY, "f");
+	ev.cookie = 3;
+	CHECK("by name: no cookie",
+	      proto_encode_event(buf, sizeof(buf), &ev) == -EINVAL);
 }
 
 static void test_push_rejects(void)
@@ -407,6 +436,7 @@ int main(void)
 	test_encode_rejects();
 	test_event_round_trip();
 	test_push_layout();
+	test_by_name();
 	test_push_rejects();
 	test_overflow();
 	test_watch();

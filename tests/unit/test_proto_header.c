@@ -55,7 +55,9 @@ static void patch_dir(char *dir, size_t size)
 /*
  * Append the lines the fuse.h hunks of one patch leave in the file (added
  * and context lines) to uapi[]: a patch that changes a definition's
- * continuation lines shows its first line as context.
+ * continuation lines shows its first line as context. Each hunk starts
+ * with a line "@@", so that a definition whose continuation lines a
+ * hunk's context cuts short can be told from a whole one.
  */
 static void collect(FILE *f)
 {
@@ -65,6 +67,8 @@ static void collect(FILE *f)
 	while (fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "diff --git ", 11))
 			in_uapi = strstr(line, " b/" UAPI) != NULL;
+		else if (in_uapi && !strncmp(line, "@@", 2))
+			strncat(uapi, "@@\n", sizeof(uapi) - strlen(uapi) - 1);
 		else if (in_uapi && ((line[0] == '+' && line[1] != '+') ||
 				     line[0] == ' '))
 			strncat(uapi, line + 1, sizeof(uapi) - strlen(uapi) - 1);
@@ -103,7 +107,25 @@ static int load_patches(void)
 	return n;
 }
 
-/* Where the last definition of NAME ("#define NAME" or "NAME =") starts. */
+/* Does the definition at s end before its hunk does? */
+static int whole(const char *s)
+{
+	const char *nl;
+
+	while ((nl = strchr(s, '\n'))) {
+		if (nl == s || nl[-1] != '\\')
+			return 1;
+		if (!strncmp(nl + 1, "@@", 2))
+			return 0;
+		s = nl + 1;
+	}
+	return 0;
+}
+
+/*
+ * Where the last whole definition of NAME ("#define NAME" or "NAME =")
+ * starts.
+ */
 static const char *last_definition(const char *name)
 {
 	size_t len = strlen(name);
@@ -117,7 +139,7 @@ static const char *last_definition(const char *name)
 			continue;
 		while (*s == ' ' || *s == '\t')
 			s++;
-		if (def || *s == '=')
+		if ((def || *s == '=') && whole(p))
 			found = p;
 	}
 	return found;
@@ -291,6 +313,7 @@ int main(void)
 	CONST(FUSE_FSNOTIFY_ISDIR);
 	CONST(FUSE_FSNOTIFY_DIRENT_EVENTS);
 	CONST(FUSE_FSNOTIFY_OBJECT_EVENTS);
+	CONST(FUSE_FSNOTIFY_CHILD_EVENTS);
 	CONST(FUSE_FSNOTIFY_WATCH_EVENTS);
 	CONST(FUSE_FSNOTIFY_NAME_MAX);
 

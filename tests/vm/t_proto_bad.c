@@ -184,8 +184,11 @@ static void test_bad_frames(uint64_t f, uint64_t gen)
 	      0, 1, "z", 1) == -ENOENT);
 	CHECK("bad: stale generation", send_raw(f, gen + 1,
 	      FUSE_FSNOTIFY_MODIFY, 0, 0, NULL, 0) == -ENOENT);
-	CHECK("bad: object event with a name", send_raw(1, 0,
-	      FUSE_FSNOTIFY_MODIFY, 0, 1, "z", 1) == -EINVAL);
+	CHECK("bad: self event with a name", send_raw(1, 0,
+	      FUSE_FSNOTIFY_DELETE_SELF, 0, 1, "z", 1) == -EINVAL);
+	CHECK("bad: entry and child event in one", send_raw(1, 0,
+	      FUSE_FSNOTIFY_CREATE | FUSE_FSNOTIFY_MODIFY, 0, 1, "z", 1) ==
+	      -EINVAL);
 	CHECK("bad: entry event without a name", send_raw(1, 0,
 	      FUSE_FSNOTIFY_CREATE, 0, 0, NULL, 0) == -EINVAL);
 	CHECK("bad: unknown mask bit", send_raw(1, 0, FUSE_FSNOTIFY_CREATE |
