@@ -53,9 +53,9 @@ static void send_free(struct delivery *d)
 	proto_send_free(d->send, &st);
 	if (d->debug)
 		fuse_log(FUSE_LOG_INFO,
-			 "rnotifyfs: notified %lu, skipped %lu, failed %lu, lookups %lu, overflows %lu\n",
+			 "rnotifyfs: notified %lu, skipped %lu, failed %lu, lookups %lu, overflows %lu, by name %lu (sent again with the entry %lu)\n",
 			 st.events, st.skipped, st.failed, st.lookups,
-			 st.overflows);
+			 st.overflows, st.by_name, st.with_entry);
 }
 
 static void delivery_free(struct delivery *d)

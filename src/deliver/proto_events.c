@@ -201,18 +201,30 @@ int proto_send_pushed(struct proto_send *s, uint64_t dir, const char *name,
 	return ret;
 }
 
-/* An event on a child the kernel holds no inode for. */
-static int push_child(struct proto_send *s, const struct proto_node *dir,
+/*
+ * An event on a child the kernel holds no inode for: by name alone, which
+ * inotify and dnotify watchers of the directory need no more than, and
+ * with the child's entry only if the kernel asks for it (ENODATA: a
+ * fanotify watcher needs the child itself, or the kernel holds the name
+ * after all). A kernel without patch 15 refuses the name alone (EINVAL).
+ */
+static int send_child(struct proto_send *s, const struct proto_node *dir,
 		      const struct rn_event *ev, uint32_t mask)
 {
 	struct proto_event pe = {
 		.nodeid = dir->id,
 		.generation = dir->gen,
-		.mask = mask,
+		.mask = mask | isdir_bit(ev),
 		.namelen = strlen(ev->name),
 		.name = ev->name,
 	};
+	int ret = proto_send_frame(s, &pe);
 
+	s->stats.by_name++;
+	if (ret != -ENODATA && ret != -EINVAL)
+		return ret;
+	s->stats.with_entry++;
+	pe.mask = mask;
 	return proto_send_pushed(s, dir->id, ev->name, &ev->obj, &pe);
 }
 
@@ -226,7 +238,7 @@ static int deliver_object(struct proto_send *s, const struct rn_event *ev,
 	if (!ev->name[0] || !node_known(s, &ev->dir, &dir) ||
 	    !child_wanted(s, &dir, mask))
 		return 0;
-	return push_child(s, &dir, ev, mask);
+	return send_child(s, &dir, ev, mask);
 }
 
 /*

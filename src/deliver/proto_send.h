@@ -49,6 +49,8 @@ struct proto_send_stats {
 	unsigned long skipped;		/* about objects the client never saw */
 	unsigned long failed;		/* refused by the kernel */
 	unsigned long lookups;		/* renamed watched objects looked up */
+	unsigned long by_name;		/* child events sent by name alone */
+	unsigned long with_entry;	/* ... sent again with the entry */
 	unsigned long overflows;
 };
 

@@ -232,39 +232,6 @@ static bool mode_is(const char *path, mode_t mode)
 	return !stat(path, &st) && (st.st_mode & 07777) == mode;
 }
 
-/*
- * A file the kernel never looked up: the server pushes its entry. The
- * kernel's cached attributes of the directory (stat before the change)
- * and of the file are stale once the event arrives.
- */
-static void test_create_write(void)
-{
-	struct stat st;
-
-	CHECK("create: root attributes cached", stat(M, &st) == 0);
-	CHECK("create: remote write", put(B "/f1", "hello", O_TRUNC));
-	CHECK("create: CREATE f1", vm_inotify_expect(in_dir, IN_CREATE, "f1",
-	      NULL));
-	CHECK("create: directory mtime fresh after CREATE",
-	      same_mtime(M, B));
-	CHECK("create: MODIFY f1 (child pushed)",
-	      vm_inotify_expect(in_dir, IN_MODIFY, "f1", NULL));
-	CHECK("create: CLOSE_WRITE f1", vm_inotify_expect(in_dir,
-	      IN_CLOSE_WRITE, "f1", NULL));
-	CHECK("create: content through the mount", reads(M "/f1", "hello"));
-	CHECK("append: remote", put(B "/f1", " world", O_APPEND));
-	CHECK("append: MODIFY f1", vm_inotify_expect(in_dir, IN_MODIFY, "f1",
-	      NULL));
-	CHECK("append: CLOSE_WRITE f1", vm_inotify_expect(in_dir,
-	      IN_CLOSE_WRITE, "f1", NULL));
-	CHECK("append: new content, not the cached one",
-	      reads(M "/f1", "hello world"));
-	CHECK("chmod: remote", chmod(B "/f1", 0600) == 0);
-	CHECK("chmod: ATTRIB f1", vm_inotify_expect(in_dir, IN_ATTRIB, "f1",
-	      NULL));
-	CHECK("chmod: new mode through the mount", mode_is(M "/f1", 0600));
-}
-
 /* The server keeps an O_PATH fd for each inode the kernel holds. */
 static bool server_holds(const char *path)
 {
@@ -297,6 +264,42 @@ static bool server_releases(const char *path)
 		nanosleep(&tick, NULL);
 	}
 	return false;
+}
+
+/*
+ * A file the kernel never looked up, watched by inotify alone: its
+ * MODIFY goes by name, and the server keeps no inode for it. The
+ * kernel's cached attributes of the directory (stat before the change)
+ * and of the file are stale once the event arrives.
+ */
+static void test_create_write(void)
+{
+	struct stat st;
+
+	CHECK("create: root attributes cached", stat(M, &st) == 0);
+	CHECK("create: remote write", put(B "/f1", "hello", O_TRUNC));
+	CHECK("create: CREATE f1", vm_inotify_expect(in_dir, IN_CREATE, "f1",
+	      NULL));
+	CHECK("create: directory mtime fresh after CREATE",
+	      same_mtime(M, B));
+	CHECK("create: MODIFY f1 (by name)",
+	      vm_inotify_expect(in_dir, IN_MODIFY, "f1", NULL));
+	CHECK("create: CLOSE_WRITE f1", vm_inotify_expect(in_dir,
+	      IN_CLOSE_WRITE, "f1", NULL));
+	CHECK("create: the server holds no inode for f1",
+	      !server_holds(B "/f1"));
+	CHECK("create: content through the mount", reads(M "/f1", "hello"));
+	CHECK("append: remote", put(B "/f1", " world", O_APPEND));
+	CHECK("append: MODIFY f1", vm_inotify_expect(in_dir, IN_MODIFY, "f1",
+	      NULL));
+	CHECK("append: CLOSE_WRITE f1", vm_inotify_expect(in_dir,
+	      IN_CLOSE_WRITE, "f1", NULL));
+	CHECK("append: new content, not the cached one",
+	      reads(M "/f1", "hello world"));
+	CHECK("chmod: remote", chmod(B "/f1", 0600) == 0);
+	CHECK("chmod: ATTRIB f1", vm_inotify_expect(in_dir, IN_ATTRIB, "f1",
+	      NULL));
+	CHECK("chmod: new mode through the mount", mode_is(M "/f1", 0600));
 }
 
 /*
@@ -339,15 +342,34 @@ static void test_push(void)
 /*
  * While the server is stopped, tk is written, then replaced by another
  * file renamed over it. When the server reads the write, the name leads
- * to the other file: it must not push that one as the written object (a
- * fanotify FID watcher would get the wrong file's fid), so the old file's
- * MODIFY and CLOSE_WRITE, and those of tk.new (a name gone by then), are
- * not delivered; the names' own events are, in order.
+ * to the other file. For inotify alone the writes go by name, as they
+ * were made: the native sequence. With a fanotify FID group wanting them
+ * the kernel asks for the written object's entry, and the server must
+ * not push the file the name now leads to (the group would get the wrong
+ * file's fid): the MODIFY and CLOSE_WRITE of the old file, and those of
+ * tk.new (a name gone by then), are not delivered; the names' own events
+ * are, in order.
  */
-static void test_push_taken_over(void)
+static void expect_written(const char *name, bool delivered)
 {
+	if (!delivered)
+		return;
+	CHECK("taken over: MODIFY by name", vm_inotify_expect(in_dir,
+	      IN_MODIFY, name, NULL));
+	CHECK("taken over: CLOSE_WRITE by name", vm_inotify_expect(in_dir,
+	      IN_CLOSE_WRITE, name, NULL));
+}
+
+static void test_push_taken_over(bool fanotify)
+{
+	int fan = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME |
+				FAN_REPORT_FID, O_RDONLY);
 	uint32_t c1 = 0, c2 = 0;
 
+	CHECK("taken over: fanotify FID filesystem mark", !fanotify ||
+	      (fan >= 0 && !fanotify_mark(fan, FAN_MARK_ADD |
+					   FAN_MARK_FILESYSTEM, FAN_MODIFY |
+					   FAN_CLOSE_WRITE, AT_FDCWD, M)));
 	CHECK("taken over: server stopped", stop(server));
 	CHECK("taken over: remote write of tk", put(B "/tk", "old", 0));
 	CHECK("taken over: remote tk.new renamed over tk",
@@ -355,8 +377,10 @@ static void test_push_taken_over(void)
 	CHECK("taken over: server resumed", !kill(server, SIGCONT));
 	CHECK("taken over: CREATE tk", vm_inotify_expect(in_dir, IN_CREATE,
 	      "tk", NULL));
+	expect_written("tk", !fanotify);
 	CHECK("taken over: CREATE tk.new", vm_inotify_expect(in_dir,
 	      IN_CREATE, "tk.new", NULL));
+	expect_written("tk.new", !fanotify);
 	CHECK("taken over: MOVED_FROM tk.new", vm_inotify_expect(in_dir,
 	      IN_MOVED_FROM, "tk.new", &c1));
 	CHECK("taken over: MOVED_TO tk, same cookie", vm_inotify_expect(in_dir,
@@ -366,6 +390,8 @@ static void test_push_taken_over(void)
 	CHECK("taken over: remote unlink", unlink(B "/tk") == 0);
 	CHECK("taken over: DELETE tk next", vm_inotify_expect(in_dir,
 	      IN_DELETE, "tk", NULL));
+	if (fan >= 0)
+		close(fan);
 }
 
 static void test_rename_delete(void)
@@ -602,7 +628,8 @@ int main(void)
 	test_fan_rename();
 	test_create_write();
 	test_push();
-	test_push_taken_over();
+	test_push_taken_over(false);
+	test_push_taken_over(true);
 	test_rename_delete();
 	test_rename_unwatched();
 	test_dirs();
