@@ -112,6 +112,12 @@ static void test_bad_push(int in, uint64_t f, uint64_t fgen)
 	      send_push_raw(1, 0, mod, "pz", &e, sizeof(e) - 1) == -EINVAL);
 	CHECK("bad push: one byte past the entry",
 	      send_push_raw(1, 0, mod, "pz", &e, sizeof(e) + 1) == -EINVAL);
+	CHECK("bad push: by name with one stray byte (neither form)",
+	      send_push_raw(1, 0, mod, "pz", &e, 1) == -EINVAL);
+	CHECK("bad push: by name with '/' in the name",
+	      send_raw(1, 0, mod, 0, 4, "a/pz", 4) == -EINVAL);
+	CHECK("bad push: by name with a NUL in the name",
+	      send_raw(1, 0, mod, 0, 3, "p\0z", 3) == -EINVAL);
 	CHECK("bad push: '/' in the name",
 	      send_push_raw(1, 0, mod, "a/pz", &e, sizeof(e)) == -EINVAL);
 	CHECK("bad push: directory generation mismatch",
