@@ -138,9 +138,7 @@ static void test_dnotify(void)
 	      vmfs_node(1, "dn", &d, &gen) == 0);
 	fd = open(MNT "/dn", O_RDONLY | O_DIRECTORY);
 	CHECK("dnotify: DN_MODIFY on dn", fd >= 0 &&
-	      !fcntl(fd, F_SETOWN, getpid()) &&
-	      !fcntl(fd, F_SETSIG, SIGRTMIN) &&
-	      !fcntl(fd, F_NOTIFY, DN_MODIFY | DN_MULTISHOT));
+	      !vm_dnotify_arm(fd, DN_MODIFY | DN_MULTISHOT));
 	CHECK("dnotify: MODIFY dn/c by name", vmfs_send_event(d, gen,
 	      FUSE_FSNOTIFY_MODIFY, 0, "c") == 0);
 	CHECK("dnotify: signal for dn", vm_dnotify_signal(fd));
@@ -165,12 +163,9 @@ static void test_refused(void)
 int main(void)
 {
 	struct vmfs_opts opts = { .fsnotify = true, .export_support = true };
-	sigset_t set;
 
-	/* Blocked in every thread, vmfs's too, so dnotify's signal queues. */
-	sigemptyset(&set);
-	sigaddset(&set, SIGRTMIN);
-	sigprocmask(SIG_BLOCK, &set, NULL);
+	/* Before vmfs starts its threads, so that they inherit it. */
+	vm_dnotify_block();
 	mkdir(MNT, 0755);
 	if (vmfs_start(MNT, &opts)) {
 		CHECK("by name: mount vmfs", 0);

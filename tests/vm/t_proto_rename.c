@@ -102,8 +102,7 @@ static void test_dnotify(void)
 	int fd = open(MNT "/rb", O_RDONLY | O_DIRECTORY);
 
 	CHECK("dnotify: DN_RENAME on rb", fd >= 0 &&
-	      !fcntl(fd, F_SETSIG, SIGRTMIN) &&
-	      !fcntl(fd, F_NOTIFY, DN_RENAME | DN_MULTISHOT));
+	      !vm_dnotify_arm(fd, DN_RENAME | DN_MULTISHOT));
 	CHECK("dnotify: remote rename rb/g to rb/h", !vmfs_remote_rename(rb,
 	      "g", rb, "h"));
 	CHECK("dnotify: RENAME sent", !vmfs_send_rename(rb, rb_gen, "g", rb,
@@ -264,12 +263,9 @@ int main(void)
 {
 	struct vmfs_opts opts = { .fsnotify = true, .export_support = true };
 	uint64_t child = 0;
-	sigset_t set;
 
-	/* Blocked in every thread, vmfs's too, so dnotify's signal queues. */
-	sigemptyset(&set);
-	sigaddset(&set, SIGRTMIN);
-	sigprocmask(SIG_BLOCK, &set, NULL);
+	/* Before vmfs starts its threads, so that they inherit it. */
+	vm_dnotify_block();
 	mkdir(MNT, 0755);
 	if (vmfs_start(MNT, &opts)) {
 		CHECK("rename: mount vmfs", 0);

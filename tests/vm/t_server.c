@@ -138,22 +138,19 @@ static int add_dnotify(int fd)
 static void test_dnotify_waits(void)
 {
 	bool waited = false;
-	sigset_t set;
 	int fd;
 
 	CHECK("dnotify: remote mkdir dn", mkdir(B "/dn", 0755) == 0);
 	CHECK("dnotify: CREATE,ISDIR dn", vm_inotify_expect(in_dir,
 	      IN_CREATE | IN_ISDIR, "dn", NULL));
 	fd = open(M "/dn", O_RDONLY | O_DIRECTORY);
-	sigemptyset(&set);
-	sigaddset(&set, SIGRTMIN);
 	/*
 	 * Blocked before vm_call's thread starts, so it inherits that. The
 	 * owner is this process: F_NOTIFY would make it the calling thread
 	 * (if none is set), and vm_call's is gone when the signal comes.
 	 */
 	CHECK("dnotify: dn opened, SIGRTMIN blocked and set", fd >= 0 &&
-	      !sigprocmask(SIG_BLOCK, &set, NULL) &&
+	      !vm_dnotify_block() &&
 	      !fcntl(fd, F_SETSIG, SIGRTMIN) &&
 	      !fcntl(fd, F_SETOWN, getpid()));
 	CHECK("dnotify: F_NOTIFY set",
@@ -188,8 +185,7 @@ static void test_fan_rename(void)
 	fd = open(M "/rnd", O_RDONLY | O_DIRECTORY);
 	/* SIGRTMIN is blocked (test_dnotify_waits), so it queues. */
 	CHECK("FAN_RENAME: dnotify DN_RENAME on rnd", fd >= 0 &&
-	      !fcntl(fd, F_SETSIG, SIGRTMIN) &&
-	      !fcntl(fd, F_NOTIFY, DN_RENAME | DN_MULTISHOT));
+	      !vm_dnotify_arm(fd, DN_RENAME | DN_MULTISHOT));
 	CHECK("FAN_RENAME: remote write of rnd/r1", put(B "/rnd/r1", "x", 0));
 	CHECK("FAN_RENAME: remote rename to rnd/r2",
 	      rename(B "/rnd/r1", B "/rnd/r2") == 0);

@@ -237,14 +237,35 @@ bool vm_fanotify_expect_rename(int fd, uint64_t mask, const char *old,
 	return false;
 }
 
+static void dnotify_set(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGRTMIN);
+}
+
 bool vm_dnotify_signal(int fd)
 {
 	struct timespec ts = { VM_WAIT_MS / 1000, 0 };
 	siginfo_t si;
 	sigset_t set;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGRTMIN);
+	dnotify_set(&set);
 	return sigtimedwait(&set, &si, &ts) == SIGRTMIN && si.si_fd == fd &&
 	       si.si_code == POLL_MSG;
+}
+
+int vm_dnotify_arm(int fd, unsigned long events)
+{
+	if (fcntl(fd, F_SETOWN, getpid()) || fcntl(fd, F_SETSIG, SIGRTMIN) ||
+	    fcntl(fd, F_NOTIFY, events))
+		return -1;
+	return 0;
+}
+
+int vm_dnotify_block(void)
+{
+	sigset_t set;
+
+	dnotify_set(&set);
+	return sigprocmask(SIG_BLOCK, &set, NULL);
 }

@@ -59,6 +59,19 @@ bool vm_fanotify_expect_rename(int fd, uint64_t mask, const char *old,
  */
 bool vm_dnotify_signal(int fd);
 
+/*
+ * Block dnotify's SIGRTMIN in the calling thread, and so in the threads
+ * it starts later (vmfs's, vm_call's), so that the signal queues for
+ * vm_dnotify_signal(). 0 or -1, as sigprocmask().
+ */
+int vm_dnotify_block(void);
+
+/*
+ * dnotify on directory fd for events (DN_*), its SIGRTMIN sent to this
+ * process (F_NOTIFY would pick the calling thread). 0 or -1.
+ */
+int vm_dnotify_arm(int fd, unsigned long events);
+
 /* Print one event as "why" context of a failed check. */
 void vm_event_print(const char *who, const struct vm_event *ev);
 
