@@ -11,6 +11,7 @@
 n=${1:-1000}
 rounds=3
 echo "BENCH-CPUS $(nproc)"
+echo "BENCH-CMDLINE $(cat /proc/cmdline)"
 
 # mount MODE: mounts /mnt/b-MODE at /mnt/m-MODE; false if it failed.
 mount_mode() {
