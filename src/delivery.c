@@ -53,9 +53,10 @@ static void send_free(struct delivery *d)
 	proto_send_free(d->send, &st);
 	if (d->debug)
 		fuse_log(FUSE_LOG_INFO,
-			 "rnotifyfs: notified %lu, skipped %lu, failed %lu, lookups %lu, overflows %lu, by name %lu (sent again with the entry %lu)\n",
+			 "rnotifyfs: notified %lu, skipped %lu, failed %lu, lookups %lu, directories looked up %lu, overflows %lu, by name %lu (sent again with the entry %lu)\n",
 			 st.events, st.skipped, st.failed, st.lookups,
-			 st.overflows, st.by_name, st.with_entry);
+			 st.dirs_held, st.overflows, st.by_name,
+			 st.with_entry);
 }
 
 static void delivery_free(struct delivery *d)
@@ -113,6 +114,7 @@ static int protocol_backend(struct delivery *d, const struct cli *cli,
 		.fs = fs,
 		.watches = proto_io_watches(),
 		.fuse_fd = fuse_fd,
+		.watch = d->watch,
 		.mountpoint = cli->mountpoint,
 	};
 

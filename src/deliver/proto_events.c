@@ -18,8 +18,8 @@
 #include "overflow_log.h"
 #include "proto_send_internal.h"
 
-static bool node_known(struct proto_send *s, const struct rn_id *id,
-		       struct proto_node *n)
+bool proto_node_known(struct proto_send *s, const struct rn_id *id,
+		      struct proto_node *n)
 {
 	if (!rn_id_known(id) || !fs_node_of(s->cfg.fs, id, &n->id, &n->gen))
 		return false;
@@ -61,15 +61,44 @@ static uint32_t isdir_bit(const struct rn_event *ev)
 	return ev->isdir ? FUSE_FSNOTIFY_ISDIR : 0;
 }
 
+/*
+ * The node of ev's directory (which 0: dir, 1: dir2) as the kernel holds
+ * it. If it holds none but a filesystem mark wants mask, the kernel is
+ * made to look the directory up (proto_hold.c), and *held is the fd that
+ * keeps it, for unhold() once the event is sent.
+ */
+static bool dir_known(struct proto_send *s, const struct rn_event *ev,
+		      int which, uint32_t mask, struct proto_node *n,
+		      int *held)
+{
+	const struct rn_id *id = which ? &ev->dir2 : &ev->dir;
+
+	if (proto_node_known(s, id, n))
+		return true;
+	if (!rn_id_known(id) || !(proto_watches_fs_mask(s->cfg.watches) &
+				  mask & ~FUSE_FSNOTIFY_ISDIR))
+		return false;
+	*held = proto_hold_dir(s, which, id, n);
+	return *held >= 0;
+}
+
+static int unhold(int held, int ret)
+{
+	if (held >= 0)
+		close(held);
+	return ret;
+}
+
 static int deliver_create(struct proto_send *s, const struct rn_event *ev)
 {
+	uint32_t mask = FUSE_FSNOTIFY_CREATE | isdir_bit(ev);
 	struct proto_node dir;
+	int held = -1;
 
-	if (!node_known(s, &ev->dir, &dir))
+	if (!dir_known(s, ev, 0, mask, &dir, &held))
 		return 0;
 	fs_name_forget(s->cfg.fs, dir.id, ev->name);
-	return send_event(s, &dir, FUSE_FSNOTIFY_CREATE | isdir_bit(ev), 0,
-			  ev->name);
+	return unhold(held, send_event(s, &dir, mask, 0, ev->name));
 }
 
 /*
@@ -98,18 +127,19 @@ static bool delete_shown(struct proto_send *s, const struct proto_node *dir,
 
 static int deliver_delete(struct proto_send *s, const struct rn_event *ev)
 {
+	uint32_t mask = FUSE_FSNOTIFY_DELETE | isdir_bit(ev);
 	struct proto_node dir;
 	uint64_t child;
+	int held = -1;
 
-	if (!node_known(s, &ev->dir, &dir))
+	if (!dir_known(s, ev, 0, mask, &dir, &held))
 		return 0;
 	if (fs_name_shown(s->cfg.fs, dir.id, ev->name, &child) &&
 	    delete_shown(s, &dir, ev, child))
-		return 1;
+		return unhold(held, 1);
 	/* The kernel never looked the name up (or no longer holds it). */
 	fs_name_forget(s->cfg.fs, dir.id, ev->name);
-	return send_event(s, &dir, FUSE_FSNOTIFY_DELETE | isdir_bit(ev), 0,
-			  ev->name);
+	return unhold(held, send_event(s, &dir, mask, 0, ev->name));
 }
 
 /*
@@ -118,33 +148,33 @@ static int deliver_delete(struct proto_send *s, const struct rn_event *ev)
  * the kernel drops any dentry of MOVED_TO's name, so a RENAME sent before
  * it would lose the child it links there at once: evicted, its node
  * forgotten, the fid in the event stale. A RENAME the kernel refuses does
- * not hold up the rest.
+ * not hold up the rest. from and to: NULL if the kernel holds no node.
  */
-static int deliver_move(struct proto_send *s, const struct rn_event *ev)
+static int send_move(struct proto_send *s, const struct rn_event *ev,
+		     const struct proto_node *from,
+		     const struct proto_node *to)
 {
-	struct proto_node from, to, obj;
-	bool has_from = node_known(s, &ev->dir, &from);
-	bool has_to = node_known(s, &ev->dir2, &to);
 	uint32_t cookie = ++s->cookie ? s->cookie : ++s->cookie;
 	bool has_obj, renamed = false;
+	struct proto_node obj;
 	int ret = 0;
 
-	if (has_from)
-		fs_name_forget(s->cfg.fs, from.id, ev->name);
-	if (has_to)
-		fs_name_forget(s->cfg.fs, to.id, ev->name2);
-	if (has_from)
-		ret = send_event(s, &from, FUSE_FSNOTIFY_MOVED_FROM |
+	if (from)
+		fs_name_forget(s->cfg.fs, from->id, ev->name);
+	if (to)
+		fs_name_forget(s->cfg.fs, to->id, ev->name2);
+	if (from)
+		ret = send_event(s, from, FUSE_FSNOTIFY_MOVED_FROM |
 				 isdir_bit(ev), cookie, ev->name);
-	if (has_to && ret >= 0)
-		ret = send_event(s, &to, FUSE_FSNOTIFY_MOVED_TO |
+	if (to && ret >= 0)
+		ret = send_event(s, to, FUSE_FSNOTIFY_MOVED_TO |
 				 isdir_bit(ev), cookie, ev->name2);
 	if (ret < 0)
 		return ret;
 	/* Known before the RENAME, which may make the kernel hold it. */
-	has_obj = node_known(s, &ev->obj, &obj);
-	if (has_from && has_to)
-		renamed = proto_send_rename(s, &from, &to, ev) > 0;
+	has_obj = proto_node_known(s, &ev->obj, &obj);
+	if (from && to)
+		renamed = proto_send_rename(s, from, to, ev) > 0;
 	if (!has_obj)
 		return ret;
 	/*
@@ -153,11 +183,27 @@ static int deliver_move(struct proto_send *s, const struct rn_event *ev)
 	 * IN_IGNORED, as for a local unlink); the RENAME gave it that.
 	 * Others need no lookup.
 	 */
-	if (has_to && !renamed &&
+	if (to && !renamed &&
 	    proto_watches_mask(s->cfg.watches, obj.id, obj.gen))
-		proto_lookup_child(s, &to, ev->name2);
+		proto_lookup_child(s, to, ev->name2);
 	return send_event(s, &obj, FUSE_FSNOTIFY_MOVE_SELF | isdir_bit(ev), 0,
 			  NULL);
+}
+
+static int deliver_move(struct proto_send *s, const struct rn_event *ev)
+{
+	const uint32_t from_mask = FUSE_FSNOTIFY_MOVED_FROM |
+				   FUSE_FSNOTIFY_RENAME;
+	const uint32_t to_mask = FUSE_FSNOTIFY_MOVED_TO | FUSE_FSNOTIFY_RENAME;
+	int held_from = -1, held_to = -1, ret;
+	struct proto_node from, to;
+	bool has_from, has_to;
+
+	has_from = dir_known(s, ev, 0, from_mask, &from, &held_from);
+	has_to = dir_known(s, ev, 1, to_mask, &to, &held_to);
+	ret = send_move(s, ev, has_from ? &from : NULL, has_to ? &to : NULL);
+	unhold(held_to, 0);
+	return unhold(held_from, ret);
 }
 
 /*
@@ -232,13 +278,15 @@ static int deliver_object(struct proto_send *s, const struct rn_event *ev,
 			  uint32_t mask)
 {
 	struct proto_node obj, dir;
+	int held = -1;
 
-	if (node_known(s, &ev->obj, &obj))
+	if (proto_node_known(s, &ev->obj, &obj))
 		return send_event(s, &obj, mask | isdir_bit(ev), 0, NULL);
-	if (!ev->name[0] || !node_known(s, &ev->dir, &dir) ||
-	    !child_wanted(s, &dir, mask))
+	if (!ev->name[0] || !dir_known(s, ev, 0, mask, &dir, &held))
 		return 0;
-	return send_child(s, &dir, ev, mask);
+	if (!child_wanted(s, &dir, mask))
+		return unhold(held, 0);
+	return unhold(held, send_child(s, &dir, ev, mask));
 }
 
 /*

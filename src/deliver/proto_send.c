@@ -4,9 +4,11 @@
  *
  * Giving a watched object that was renamed its new name in the kernel
  * takes a lookup through the mount (other events on children the kernel
- * never looked up carry the child's entry instead: proto_events.c), which
- * the pump thread reaches through its working directory (mount_cwd.h)
- * while a batch of events is being delivered.
+ * never looked up carry the child's entry instead: proto_events.c), as
+ * does a directory the kernel never looked up in which a filesystem mark
+ * wants an event (proto_hold.c). The pump thread reaches the mount
+ * through its working directory (mount_cwd.h) while a batch of events is
+ * being delivered.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,17 +31,22 @@ static bool own_cwd(struct proto_send *s)
 		s->own_cwd = err ? -1 : 1;
 		if (err)
 			fuse_log(FUSE_LOG_WARNING,
-				 "rnotifyfs: unshare(CLONE_FS): %s; renamed watched files are not looked up under their new name\n",
+				 "rnotifyfs: unshare(CLONE_FS): %s; renamed watched files are not looked up under their new name, nor directories for filesystem marks\n",
 				 strerror(-err));
 	}
 	return s->own_cwd > 0;
+}
+
+int proto_mount_enter(struct proto_send *s)
+{
+	return own_cwd(s) ? mount_cwd_enter(&s->cwd) : -EPERM;
 }
 
 int proto_lookup_child(struct proto_send *s, const struct proto_node *dir,
 		       const char *name)
 {
 	struct stat st;
-	int fd, err = own_cwd(s) ? mount_cwd_enter(&s->cwd) : -EPERM;
+	int fd, err = proto_mount_enter(s);
 
 	if (err)
 		return err;

@@ -14,12 +14,15 @@
  * case of a child the kernel never looked up instead: an event about it
  * goes (with the child's entry, which makes the kernel hold it from then
  * on) only when its directory is watched for children, or a
- * filesystem-wide mark exists.
+ * filesystem-wide mark exists. A directory the kernel never looked up is
+ * looked up through the mount only for a filesystem-wide mark that
+ * wants the event (proto_hold.c).
  */
 #ifndef RNOTIFY_PROTO_SEND_H
 #define RNOTIFY_PROTO_SEND_H
 
 #include "../fs/fs.h"
+#include "../watch/watch.h"
 #include "proto_watches.h"
 
 struct proto_send;
@@ -28,6 +31,7 @@ struct proto_send_config {
 	struct fs *fs;
 	struct proto_watches *watches;
 	int fuse_fd;			/* the session's /dev/fuse fd */
+	struct watch *watch;		/* the host watcher, for paths */
 	const char *mountpoint;
 };
 
@@ -49,6 +53,7 @@ struct proto_send_stats {
 	unsigned long skipped;		/* about objects the client never saw */
 	unsigned long failed;		/* refused by the kernel */
 	unsigned long lookups;		/* renamed watched objects looked up */
+	unsigned long dirs_held;	/* directories looked up for fs marks */
 	unsigned long by_name;		/* child events sent by name alone */
 	unsigned long with_entry;	/* ... sent again with the entry */
 	unsigned long overflows;

@@ -25,6 +25,12 @@ struct proto_node {
 	uint32_t gen;
 };
 
+/*
+ * proto_events.c: the node the kernel holds for a host object; false if
+ * it holds none.
+ */
+bool proto_node_known(struct proto_send *s, const struct rn_id *id,
+		      struct proto_node *n);
 /* proto_events.c: one remote change; >0 delivered, 0 skipped, <0 error. */
 int proto_deliver(struct proto_send *s, const struct rn_event *ev);
 /* proto_events.c: writes one notification; 1 or -errno. */
@@ -45,8 +51,19 @@ int proto_send_pushed(struct proto_send *s, uint64_t dir, const char *name,
 int proto_send_rename(struct proto_send *s, const struct proto_node *from,
 		      const struct proto_node *to, const struct rn_event *ev);
 
+/* proto_send.c: the pump thread's cwd is the mount root: 0 or -errno. */
+int proto_mount_enter(struct proto_send *s);
 /* proto_send.c: makes the kernel look up (dir, name): 0 or -errno. */
 int proto_lookup_child(struct proto_send *s, const struct proto_node *dir,
 		       const char *name);
+
+/*
+ * proto_hold.c: makes the kernel hold id, the directory (which 0: dir,
+ * 1: dir2) of the event being delivered, by opening it through the
+ * mount. The fd that keeps it held, to close once the event is sent,
+ * with *n filled; or a negative errno.
+ */
+int proto_hold_dir(struct proto_send *s, int which, const struct rn_id *id,
+		   struct proto_node *n);
 
 #endif

@@ -22,6 +22,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -107,6 +109,53 @@ static int fan_scope_open(struct fan_scope *s, const struct fan_fid *fid)
 	u.fh.handle_type = fid->type;
 	memcpy(u.fh.f_handle, fid->handle, fid->len);
 	return open_by_handle_at(s->mount_fd, &u.fh, O_PATH | O_CLOEXEC);
+}
+
+/* /proc's link of fd into buf (NUL-terminated): its length or -errno. */
+static ssize_t fan_scope_link(int fd, char *buf, size_t size)
+{
+	char proc[32];
+	ssize_t n;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, buf, size);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= size)
+		return -ENAMETOOLONG;
+	buf[n] = '\0';
+	return n;
+}
+
+int fan_scope_path(struct fan_scope *s, const struct fan_fid *fid,
+		   char *buf, size_t size)
+{
+	char root[PATH_MAX], *dir = malloc(PATH_MAX);
+	ssize_t rlen = fan_scope_link(s->root_fd, root, sizeof(root));
+	ssize_t dlen = -ENOMEM;
+	int fd = -1;
+
+	if (dir && rlen >= 0) {
+		fd = fan_scope_open(s, fid);
+		dlen = fd < 0 ? -errno : fan_scope_link(fd, dir, PATH_MAX);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (rlen >= 0 && dlen >= 0) {
+		/* The root "/" is the one prefix without a "/" after it. */
+		if (rlen == 1)
+			rlen = 0;
+		if (strncmp(dir, root, rlen) || (dir[rlen] && dir[rlen] != '/'))
+			dlen = -EXDEV;
+		else if (dlen - rlen >= (ssize_t)size)
+			dlen = -ENAMETOOLONG;
+		else
+			/* The rest, and its NUL, after the root's "/". */
+			memmove(buf, dir + rlen + (dir[rlen] == '/'),
+				dlen - rlen + 1);
+	}
+	free(dir);
+	return rlen < 0 ? (int)rlen : dlen < 0 ? (int)dlen : 0;
 }
 
 /* Walks up from fd (consumed) to the root of its mount. */

@@ -39,4 +39,13 @@ bool fan_scope_dir(struct fan_scope *s, const struct fan_fid *fid,
 bool fan_scope_obj(struct fan_scope *s, const struct fan_fid *fid,
 		   struct rn_id *id);
 
+/*
+ * The path of a directory's handle below the export root ("" for the
+ * root), from /proc's links of both: 0, or a negative errno (-EXDEV: not
+ * below the root). Only a hint, which a rename can make stale at once:
+ * the caller checks by identity what the path leads to.
+ */
+int fan_scope_path(struct fan_scope *s, const struct fan_fid *fid,
+		   char *buf, size_t size);
+
 #endif

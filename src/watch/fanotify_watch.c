@@ -53,6 +53,8 @@ struct fan_watch {
 	watch_emit_fn emit;
 	void *arg;
 	int emitted;
+	/* The handles of ev->dir and ev->dir2 while an event is emitted. */
+	const struct fan_fid *emit_dir[2];
 	unsigned int errors;
 	/* Records arrive 8-byte aligned from read(2). */
 	unsigned char buf[65536] __attribute__((aligned(8)));
@@ -182,12 +184,16 @@ static void fan_rename(struct fan_watch *w, const struct fan_record *rec,
 	fan_name_copy(ev->name, rec->old.name);
 	fan_name_copy(ev->name2, rec->new.name);
 	if (from && to) {
+		w->emit_dir[0] = &rec->old;
+		w->emit_dir[1] = &rec->new;
 		fan_emit(w, ev, RN_EV_MOVE);
 	} else if (from) {
+		w->emit_dir[0] = &rec->old;
 		memset(&ev->dir2, 0, sizeof(ev->dir2));
 		ev->name2[0] = '\0';
 		fan_emit(w, ev, RN_EV_DELETE);
 	} else if (to) {
+		w->emit_dir[0] = &rec->new;
 		ev->dir = ev->dir2;
 		strcpy(ev->name, ev->name2);
 		memset(&ev->dir2, 0, sizeof(ev->dir2));
@@ -223,14 +229,14 @@ static bool fan_place(struct fan_watch *w, const struct fan_record *rec,
 		return true;
 	}
 	ev->dir = dir;
+	w->emit_dir[0] = &rec->dfid;
 	fan_name_copy(ev->name, rec->dfid.name);
 	fan_obj(w, fan_kinds(rec->mask), &rec->fid, &ev->obj);
 	return true;
 }
 
-static void fan_record(void *arg, const struct fan_record *rec)
+static void fan_record_emit(struct fan_watch *w, const struct fan_record *rec)
 {
-	struct fan_watch *w = arg;
 	struct rn_event ev;
 	size_t i;
 
@@ -255,6 +261,24 @@ static void fan_record(void *arg, const struct fan_record *rec)
 	for (i = 0; i < FAN_KINDS; i++)
 		if (rec->mask & fan_kind_of[i].mask)
 			fan_emit(w, &ev, fan_kind_of[i].kind);
+}
+
+static void fan_record(void *arg, const struct fan_record *rec)
+{
+	struct fan_watch *w = arg;
+
+	fan_record_emit(w, rec);
+	/* rec is gone once this returns. */
+	w->emit_dir[0] = NULL;
+	w->emit_dir[1] = NULL;
+}
+
+int fan_watch_dir_path(struct fan_watch *w, int which, char *buf,
+		       size_t size)
+{
+	const struct fan_fid *fid = w->emit_dir[which ? 1 : 0];
+
+	return fid ? fan_scope_path(&w->scope, fid, buf, size) : -ENOENT;
 }
 
 int fan_watch_read(struct fan_watch *w, watch_emit_fn emit, void *arg)

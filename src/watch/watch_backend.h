@@ -18,6 +18,8 @@ int fan_watch_fd(const struct fan_watch *w);
 int fan_watch_read(struct fan_watch *w, watch_emit_fn emit, void *arg);
 void fan_watch_objects(struct fan_watch *w, unsigned int skip_kinds,
 		       watch_held_fn held, void *arg);
+int fan_watch_dir_path(struct fan_watch *w, int which, char *buf,
+		       size_t size);
 
 struct ino_watch *ino_watch_open(const struct watch_config *cfg);
 void ino_watch_close(struct ino_watch *w);

@@ -10,7 +10,8 @@
  * cookies, DELETE_SELF/IGNORED, children the kernel never looked up
  * (pushed with their entry, the lookup count exact; not pushed once the
  * name leads to another file), fresh content after
- * MODIFY, local changes exactly once, and an overflow
+ * MODIFY, local changes exactly once, events in directories the kernel
+ * never looked up for a filesystem mark, and an overflow
  * of the server's host watcher as IN_Q_OVERFLOW on the mount. With
  * delivery=replay it declines the offer and replays, as on a stock kernel.
  */
@@ -457,6 +458,66 @@ static void test_dirs(void)
 	      IN_DELETE | IN_ISDIR, "d", NULL));
 }
 
+/*
+ * Remote changes in directories the kernel never looked up. Without a
+ * filesystem mark nobody on the mount can want them, and the server looks
+ * nothing up; a filesystem mark wants them all, and gets them, each
+ * naming its directory by the directory's own handle (the server makes
+ * the kernel look the directory up).
+ */
+static void unheld_dirs_unmarked(void)
+{
+	CHECK("unheld dirs: remote n1/n2, p1/q1/mf, p1/q2", !mkdir(B "/n1", 0755) &&
+	      !mkdir(B "/n1/n2", 0755) && !mkdir(B "/p1", 0755) &&
+	      !mkdir(B "/p1/q1", 0755) && !mkdir(B "/p1/q2", 0755) &&
+	      put(B "/p1/q1/mf", "", 0));
+	CHECK("unheld dirs: CREATE,ISDIR n1", vm_inotify_expect(in_dir,
+	      IN_CREATE | IN_ISDIR, "n1", NULL));
+	CHECK("unheld dirs: CREATE,ISDIR p1", vm_inotify_expect(in_dir,
+	      IN_CREATE | IN_ISDIR, "p1", NULL));
+	CHECK("unheld dirs: remote sentinel", mkdir(B "/n3", 0755) == 0);
+	CHECK("unheld dirs: then the sentinel", vm_inotify_expect(in_dir,
+	      IN_CREATE | IN_ISDIR, "n3", NULL));
+	CHECK("unheld dirs: no filesystem mark, nothing looked up",
+	      !server_holds(B "/n1") && !server_holds(B "/p1") &&
+	      !server_holds(B "/p1/q1"));
+}
+
+static void test_unheld_dirs(void)
+{
+	int fan = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME,
+				O_RDONLY);
+
+	unheld_dirs_unmarked();
+	CHECK("unheld dirs: fanotify filesystem mark", fan >= 0 &&
+	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+			    FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM |
+			    FAN_MOVED_TO | FAN_ONDIR, AT_FDCWD, M) == 0);
+	CHECK("unheld dirs: remote mkdir h1, h1/h2, h1/h2/f",
+	      !mkdir(B "/h1", 0755) && !mkdir(B "/h1/h2", 0755) &&
+	      put(B "/h1/h2/f", "", 0));
+	CHECK("unheld dirs: FAN_CREATE,ONDIR h1 in the root",
+	      vm_fanotify_expect_dir(fan, FAN_CREATE | FAN_ONDIR, "h1", M));
+	CHECK("unheld dirs: FAN_CREATE,ONDIR h2 in h1",
+	      vm_fanotify_expect_dir(fan, FAN_CREATE | FAN_ONDIR, "h2",
+				     M "/h1"));
+	CHECK("unheld dirs: FAN_CREATE f in h1/h2",
+	      vm_fanotify_expect_dir(fan, FAN_CREATE, "f", M "/h1/h2"));
+	CHECK("unheld dirs: remote rename p1/q1/mf to p1/q2/mt",
+	      rename(B "/p1/q1/mf", B "/p1/q2/mt") == 0);
+	CHECK("unheld dirs: FAN_MOVED_FROM mf in p1/q1",
+	      vm_fanotify_expect_dir(fan, FAN_MOVED_FROM, "mf", M "/p1/q1"));
+	CHECK("unheld dirs: FAN_MOVED_TO mt in p1/q2",
+	      vm_fanotify_expect_dir(fan, FAN_MOVED_TO, "mt", M "/p1/q2"));
+	CHECK("unheld dirs: remote rmdir n1/n2", rmdir(B "/n1/n2") == 0);
+	CHECK("unheld dirs: FAN_DELETE,ONDIR n2 in n1",
+	      vm_fanotify_expect_dir(fan, FAN_DELETE | FAN_ONDIR, "n2",
+				     M "/n1"));
+	CHECK("unheld dirs: the root's watch saw CREATE,ISDIR h1 only",
+	      vm_inotify_expect(in_dir, IN_CREATE | IN_ISDIR, "h1", NULL));
+	close(fan);
+}
+
 /* The server's own changes never come back: the next event is remote. */
 static void test_local_once(void)
 {
@@ -629,6 +690,7 @@ int main(void)
 	test_rename_delete();
 	test_rename_unwatched();
 	test_dirs();
+	test_unheld_dirs();
 	test_local_once();
 	test_fanotify_filesystem_mark();
 	close(in_dir);

@@ -84,19 +84,19 @@ bool vm_inotify_expect(int fd, uint32_t mask, const char *name,
 	return false;
 }
 
-/* The object's own handle, from a FID info record. */
-static void vm_fanotify_fid(const char *p, const char *end,
-			    struct vm_event *ev)
+/* The handle of a FID info record (the object's, or a directory's). */
+static void vm_fanotify_fid(const char *p, const char *end, int *type,
+			    unsigned int *len, unsigned char *bytes,
+			    size_t size)
 {
 	struct file_handle fh;
 
 	memcpy(&fh, p, sizeof(fh));
-	if (fh.handle_bytes > sizeof(ev->fid) ||
-	    p + sizeof(fh) + fh.handle_bytes > end)
+	if (fh.handle_bytes > size || p + sizeof(fh) + fh.handle_bytes > end)
 		return;
-	ev->fid_type = fh.handle_type;
-	ev->fid_len = fh.handle_bytes;
-	memcpy(ev->fid, p + sizeof(fh), fh.handle_bytes);
+	*type = fh.handle_type;
+	*len = fh.handle_bytes;
+	memcpy(bytes, p + sizeof(fh), fh.handle_bytes);
 }
 
 /* The name after the directory's handle in a DFID_NAME-like record. */
@@ -125,6 +125,7 @@ static void vm_fanotify_info(const char *p, const char *end,
 	ev->name[0] = '\0';
 	ev->name2[0] = '\0';
 	ev->fid_len = 0;
+	ev->dfid_len = 0;
 	while (p + sizeof(fid) <= end) {
 		memcpy(&fid, p, sizeof(fid));
 		if (fid.hdr.len < sizeof(fid) || p + fid.hdr.len > end)
@@ -133,12 +134,17 @@ static void vm_fanotify_info(const char *p, const char *end,
 		    fid.hdr.info_type == FAN_EVENT_INFO_TYPE_OLD_DFID_NAME) {
 			vm_fanotify_name(p + sizeof(fid), p + fid.hdr.len,
 					 ev->name, sizeof(ev->name));
+			vm_fanotify_fid(p + sizeof(fid), p + fid.hdr.len,
+					&ev->dfid_type, &ev->dfid_len,
+					ev->dfid, sizeof(ev->dfid));
 		} else if (fid.hdr.info_type ==
 			   FAN_EVENT_INFO_TYPE_NEW_DFID_NAME) {
 			vm_fanotify_name(p + sizeof(fid), p + fid.hdr.len,
 					 ev->name2, sizeof(ev->name2));
 		} else if (fid.hdr.info_type == FAN_EVENT_INFO_TYPE_FID) {
-			vm_fanotify_fid(p + sizeof(fid), p + fid.hdr.len, ev);
+			vm_fanotify_fid(p + sizeof(fid), p + fid.hdr.len,
+					&ev->fid_type, &ev->fid_len, ev->fid,
+					sizeof(ev->fid));
 		}
 		p += fid.hdr.len;
 	}
@@ -180,8 +186,9 @@ bool vm_fanotify_expect(int fd, uint64_t mask, const char *name)
 	return false;
 }
 
-/* Does the event carry exactly path's file handle? */
-static bool vm_same_fid(const struct vm_event *ev, const char *path)
+/* Is the handle (type, len, bytes) exactly path's file handle? */
+static bool vm_same_handle(int type, unsigned int len,
+			   const unsigned char *bytes, const char *path)
 {
 	struct {
 		struct file_handle fh;
@@ -193,9 +200,32 @@ static bool vm_same_fid(const struct vm_event *ev, const char *path)
 		printf("# name_to_handle_at %s: %s\n", path, strerror(errno));
 		return false;
 	}
-	return ev->fid_len && ev->fid_type == h.fh.handle_type &&
-	       ev->fid_len == h.fh.handle_bytes &&
-	       !memcmp(ev->fid, h.fh.f_handle, ev->fid_len);
+	return len && type == h.fh.handle_type && len == h.fh.handle_bytes &&
+	       !memcmp(bytes, h.fh.f_handle, len);
+}
+
+static bool vm_same_fid(const struct vm_event *ev, const char *path)
+{
+	return vm_same_handle(ev->fid_type, ev->fid_len, ev->fid, path);
+}
+
+bool vm_fanotify_expect_dir(int fd, uint64_t mask, const char *name,
+			    const char *dir)
+{
+	struct vm_event ev;
+
+	if (!vm_fanotify_next(fd, &ev)) {
+		printf("# fanotify: no event (wanted 0x%llx '%s' in %s)\n",
+		       (unsigned long long)mask, name, dir);
+		return false;
+	}
+	if (ev.mask == mask && !strcmp(ev.name, name) &&
+	    vm_same_handle(ev.dfid_type, ev.dfid_len, ev.dfid, dir))
+		return true;
+	printf("# fanotify: wanted 0x%llx '%s' in %s (got a %u-byte dir handle)\n",
+	       (unsigned long long)mask, name, dir, ev.dfid_len);
+	vm_event_print("fanotify got", &ev);
+	return false;
 }
 
 bool vm_fanotify_expect_fid(int fd, uint64_t mask, const char *name,

@@ -23,6 +23,10 @@ struct vm_event {
 	int fid_type;
 	unsigned int fid_len;
 	unsigned char fid[128];
+	/* fanotify FAN_REPORT_DFID_NAME: the directory's file handle */
+	int dfid_type;
+	unsigned int dfid_len;
+	unsigned char dfid[128];
 };
 
 /* Next inotify event on fd within VM_WAIT_MS; false on timeout. */
@@ -45,6 +49,13 @@ bool vm_fanotify_expect(int fd, uint64_t mask, const char *name);
  */
 bool vm_fanotify_expect_fid(int fd, uint64_t mask, const char *name,
 			    const char *path);
+
+/*
+ * The same, for a group with FAN_REPORT_DFID_NAME: the directory record
+ * must be the file handle of dir.
+ */
+bool vm_fanotify_expect_dir(int fd, uint64_t mask, const char *name,
+			    const char *dir);
 
 /*
  * The next event is FAN_RENAME (mask) from old to new_, with the moved

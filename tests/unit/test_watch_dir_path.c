@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * watch_event_dir_path() on a real fanotify watch: from inside the emit
+ * callback, the path below the export of the event's directory (and of a
+ * rename's second one), "" for the export root, byte for byte for a name
+ * with a newline; the directory's path now, not when the event happened;
+ * -ENAMETOOLONG for a short buffer; -ENOENT outside the callback. Changes
+ * are made by forked children (a watch ignores its own pid). Needs
+ * CAP_SYS_ADMIN: says SKIP without it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../src/watch/watch.h"
+#include "../lib/check.h"
+
+CHECK_MAIN_DEFS;
+
+#define WAIT_MS 5000
+#define MAX_EVENTS 4
+#define NL_DIR "n\nl"
+
+static char base[64];
+static struct watch *w;
+
+/* What the callback learnt of each event. */
+struct seen_event {
+	enum rn_event_kind kind;
+	char name[NAME_MAX + 1];
+	int ret[2];			/* which 0, 1 */
+	char path[2][PATH_MAX];
+	int short_ret;			/* with a 2-byte buffer */
+};
+
+static struct seen_event seen[MAX_EVENTS];
+static int nseen;
+
+static char *p(const char *rel)
+{
+	static char buf[2][256];
+	static int i;
+
+	i = (i + 1) % 2;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", base, rel);
+	return buf[i];
+}
+
+static void on_event(void *arg, const struct rn_event *ev)
+{
+	struct seen_event *s = &seen[nseen];
+	char small[2];
+	int i;
+
+	(void)arg;
+	if (nseen == MAX_EVENTS)
+		return;
+	nseen++;
+	s->kind = ev->kind;
+	snprintf(s->name, sizeof(s->name), "%s", ev->name);
+	for (i = 0; i < 2; i++)
+		s->ret[i] = watch_event_dir_path(w, i, s->path[i],
+						 sizeof(s->path[i]));
+	s->short_ret = watch_event_dir_path(w, 0, small, sizeof(small));
+}
+
+/* Runs fn in a child, then reads until n events came (WAIT_MS at most). */
+static void step(void (*fn)(void), int n)
+{
+	struct pollfd pfd = { .fd = watch_fd(w), .events = POLLIN };
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		fn();
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+	    WEXITSTATUS(st)) {
+		printf("FAIL dir path: a change failed\n");
+		exit(1);
+	}
+	memset(seen, 0, sizeof(seen));
+	nseen = 0;
+	while (nseen < n && poll(&pfd, 1, WAIT_MS) > 0 &&
+	       watch_read(w, on_event, NULL) >= 0)
+		;
+}
+
+static const struct seen_event *find(enum rn_event_kind kind,
+				     const char *name)
+{
+	int i;
+
+	for (i = 0; i < nseen; i++)
+		if (seen[i].kind == kind && !strcmp(seen[i].name, name))
+			return &seen[i];
+	return NULL;
+}
+
+/* e's directory (which 0, 1) is at path; NULL: there is none. */
+static bool at(const struct seen_event *e, int which, const char *path)
+{
+	if (!e)
+		return false;
+	if (!path)
+		return e->ret[which] == -ENOENT;
+	return e->ret[which] == 0 && !strcmp(e->path[which], path);
+}
+
+static void must(int rc)
+{
+	if (rc < 0)
+		_exit(4);
+}
+
+static void s_create_deep(void) { must(mknod(p("exp/a/b/f"), S_IFREG | 0644, 0)); }
+static void s_create_top(void) { must(mknod(p("exp/f0"), S_IFREG | 0644, 0)); }
+static void s_move(void) { must(rename(p("exp/a/b/f"), p("exp/" NL_DIR "/g"))); }
+
+/* The create is read after its directory's parent was renamed. */
+static void s_create_then_move_up(void)
+{
+	must(mknod(p("exp/a/b/h"), S_IFREG | 0644, 0));
+	must(rename(p("exp/a"), p("exp/z")));
+}
+
+static void run(void)
+{
+	char buf[PATH_MAX];
+
+	step(s_create_deep, 1);
+	CHECK("dir path: a create two levels down",
+	      at(find(RN_EV_CREATE, "f"), 0, "a/b"));
+	CHECK("dir path: a create has no second directory",
+	      at(find(RN_EV_CREATE, "f"), 1, NULL));
+	CHECK("dir path: a short buffer is ENAMETOOLONG",
+	      find(RN_EV_CREATE, "f") &&
+	      find(RN_EV_CREATE, "f")->short_ret == -ENAMETOOLONG);
+	step(s_create_top, 1);
+	CHECK("dir path: the export root is \"\"",
+	      at(find(RN_EV_CREATE, "f0"), 0, ""));
+	step(s_move, 1);
+	CHECK("dir path: a rename's old directory",
+	      at(find(RN_EV_MOVE, "f"), 0, "a/b"));
+	CHECK("dir path: a rename's new directory, newline and all",
+	      at(find(RN_EV_MOVE, "f"), 1, NL_DIR));
+	step(s_create_then_move_up, 2);
+	CHECK("dir path: where the directory is now, not was",
+	      at(find(RN_EV_CREATE, "h"), 0, "z/b"));
+	CHECK("dir path: outside the callback, ENOENT",
+	      watch_event_dir_path(w, 0, buf, sizeof(buf)) == -ENOENT);
+}
+
+int main(void)
+{
+	struct watch_config cfg = { .backend = WATCH_FANOTIFY };
+
+	snprintf(base, sizeof(base), "/tmp/rndirpath.XXXXXX");
+	if (!mkdtemp(base) || mkdir(p("exp"), 0755) ||
+	    mkdir(p("exp/a"), 0755) || mkdir(p("exp/a/b"), 0755) ||
+	    mkdir(p("exp/" NL_DIR), 0755))
+		return 2;
+	cfg.backing_fd = open(p("exp"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	w = watch_open(&cfg);
+	if (!w)
+		printf("SKIP dir path: no fanotify watch here: %s\n",
+		       strerror(errno));
+	else
+		run();
+	watch_close(w);
+	close(cfg.backing_fd);
+	if (fork() == 0)
+		execlp("rm", "rm", "-rf", base, (char *)NULL);
+	wait(NULL);
+	return check_exit();
+}
