@@ -61,25 +61,40 @@ static uint32_t isdir_bit(const struct rn_event *ev)
 	return ev->isdir ? FUSE_FSNOTIFY_ISDIR : 0;
 }
 
+/* Does a filesystem mark on the mount want this kind of event? */
+static bool fs_wants(struct proto_send *s, uint32_t mask)
+{
+	return proto_watches_fs_mask(s->cfg.watches) & mask &
+	       ~FUSE_FSNOTIFY_ISDIR;
+}
+
 /*
- * The node of ev's directory (which 0: dir, 1: dir2) as the kernel holds
- * it. If it holds none but a filesystem mark wants mask, the kernel is
- * made to look the directory up (proto_hold.c), and *held is the fd that
- * keeps it, for unhold() once the event is sent.
+ * Makes the kernel hold ev's directory (which 0: dir, 1: dir2), which it
+ * did not, by a lookup through the mount (proto_hold.c): *held is the fd
+ * that keeps it, for unhold() once the event is sent.
  */
-static bool dir_known(struct proto_send *s, const struct rn_event *ev,
-		      int which, uint32_t mask, struct proto_node *n,
-		      int *held)
+static bool hold(struct proto_send *s, const struct rn_event *ev, int which,
+		 struct proto_node *n, int *held)
 {
 	const struct rn_id *id = which ? &ev->dir2 : &ev->dir;
 
-	if (proto_node_known(s, id, n))
-		return true;
-	if (!rn_id_known(id) || !(proto_watches_fs_mask(s->cfg.watches) &
-				  mask & ~FUSE_FSNOTIFY_ISDIR))
+	if (!rn_id_known(id))
 		return false;
 	*held = proto_hold_dir(s, which, id, n);
 	return *held >= 0;
+}
+
+/*
+ * The node of ev's directory as the kernel holds it; if it holds none,
+ * only a filesystem mark can want the event (mask), and for it the
+ * kernel is made to hold the directory.
+ */
+static bool dir_known(struct proto_send *s, const struct rn_event *ev,
+		      uint32_t mask, struct proto_node *n, int *held)
+{
+	if (proto_node_known(s, &ev->dir, n))
+		return true;
+	return fs_wants(s, mask) && hold(s, ev, 0, n, held);
 }
 
 static int unhold(int held, int ret)
@@ -95,7 +110,7 @@ static int deliver_create(struct proto_send *s, const struct rn_event *ev)
 	struct proto_node dir;
 	int held = -1;
 
-	if (!dir_known(s, ev, 0, mask, &dir, &held))
+	if (!dir_known(s, ev, mask, &dir, &held))
 		return 0;
 	fs_name_forget(s->cfg.fs, dir.id, ev->name);
 	return unhold(held, send_event(s, &dir, mask, 0, ev->name));
@@ -132,7 +147,7 @@ static int deliver_delete(struct proto_send *s, const struct rn_event *ev)
 	uint64_t child;
 	int held = -1;
 
-	if (!dir_known(s, ev, 0, mask, &dir, &held))
+	if (!dir_known(s, ev, mask, &dir, &held))
 		return 0;
 	if (fs_name_shown(s->cfg.fs, dir.id, ev->name, &child) &&
 	    delete_shown(s, &dir, ev, child))
@@ -190,17 +205,34 @@ static int send_move(struct proto_send *s, const struct rn_event *ev,
 			  NULL);
 }
 
+/* Does a mark on the directory the kernel holds want FAN_RENAME? */
+static bool rename_marked(struct proto_send *s, bool known,
+			  const struct proto_node *n)
+{
+	return known && (proto_watches_mask(s->cfg.watches, n->id, n->gen) &
+			 FUSE_FSNOTIFY_RENAME);
+}
+
+/*
+ * A directory the kernel does not hold is looked up for a filesystem
+ * mark that wants its half of the rename, or for a FAN_RENAME mark
+ * anywhere: that event needs both directories.
+ */
 static int deliver_move(struct proto_send *s, const struct rn_event *ev)
 {
-	const uint32_t from_mask = FUSE_FSNOTIFY_MOVED_FROM |
-				   FUSE_FSNOTIFY_RENAME;
-	const uint32_t to_mask = FUSE_FSNOTIFY_MOVED_TO | FUSE_FSNOTIFY_RENAME;
 	int held_from = -1, held_to = -1, ret;
 	struct proto_node from, to;
-	bool has_from, has_to;
+	bool has_from, has_to, rename;
 
-	has_from = dir_known(s, ev, 0, from_mask, &from, &held_from);
-	has_to = dir_known(s, ev, 1, to_mask, &to, &held_to);
+	has_from = proto_node_known(s, &ev->dir, &from);
+	has_to = proto_node_known(s, &ev->dir2, &to);
+	rename = fs_wants(s, FUSE_FSNOTIFY_RENAME) ||
+		 rename_marked(s, has_from, &from) ||
+		 rename_marked(s, has_to, &to);
+	if (!has_from && (rename || fs_wants(s, FUSE_FSNOTIFY_MOVED_FROM)))
+		has_from = hold(s, ev, 0, &from, &held_from);
+	if (!has_to && (rename || fs_wants(s, FUSE_FSNOTIFY_MOVED_TO)))
+		has_to = hold(s, ev, 1, &to, &held_to);
 	ret = send_move(s, ev, has_from ? &from : NULL, has_to ? &to : NULL);
 	unhold(held_to, 0);
 	return unhold(held_from, ret);
@@ -282,7 +314,7 @@ static int deliver_object(struct proto_send *s, const struct rn_event *ev,
 
 	if (proto_node_known(s, &ev->obj, &obj))
 		return send_event(s, &obj, mask | isdir_bit(ev), 0, NULL);
-	if (!ev->name[0] || !dir_known(s, ev, 0, mask, &dir, &held))
+	if (!ev->name[0] || !dir_known(s, ev, mask, &dir, &held))
 		return 0;
 	if (!child_wanted(s, &dir, mask))
 		return unhold(held, 0);

@@ -518,6 +518,37 @@ static void test_unheld_dirs(void)
 	close(fan);
 }
 
+/*
+ * FAN_RENAME needs both directories in the kernel: a mark on one of them
+ * that wants it makes the server have the kernel look up the other. As
+ * for a local rename, a mark on one directory reports that side's name
+ * only, and the moved file's own fid.
+ */
+static void test_rename_to_unheld(void)
+{
+	int fan = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME_TARGET,
+				O_RDONLY);
+
+	CHECK("rename to unheld: remote ra/x, rb", !mkdir(B "/ra", 0755) &&
+	      !mkdir(B "/rb", 0755) && put(B "/ra/x", "", 0));
+	CHECK("rename to unheld: CREATE,ISDIR ra", vm_inotify_expect(in_dir,
+	      IN_CREATE | IN_ISDIR, "ra", NULL));
+	CHECK("rename to unheld: CREATE,ISDIR rb", vm_inotify_expect(in_dir,
+	      IN_CREATE | IN_ISDIR, "rb", NULL));
+	CHECK("rename to unheld: FAN_RENAME mark on ra alone", fan >= 0 &&
+	      fanotify_mark(fan, FAN_MARK_ADD, FAN_RENAME, AT_FDCWD,
+			    M "/ra") == 0);
+	CHECK("rename to unheld: remote rename ra/x to rb/y",
+	      rename(B "/ra/x", B "/rb/y") == 0);
+	CHECK("rename to unheld: FAN_RENAME from x, with y's fid",
+	      vm_fanotify_expect_rename(fan, FAN_RENAME, "x", "", M "/rb/y"));
+	CHECK("rename to unheld: remote rename back, rb/y to ra/z",
+	      rename(B "/rb/y", B "/ra/z") == 0);
+	CHECK("rename to unheld: FAN_RENAME to z, with z's fid",
+	      vm_fanotify_expect_rename(fan, FAN_RENAME, "", "z", M "/ra/z"));
+	close(fan);
+}
+
 /* The server's own changes never come back: the next event is remote. */
 static void test_local_once(void)
 {
@@ -691,6 +722,7 @@ int main(void)
 	test_rename_unwatched();
 	test_dirs();
 	test_unheld_dirs();
+	test_rename_to_unheld();
 	test_local_once();
 	test_fanotify_filesystem_mark();
 	close(in_dir);
