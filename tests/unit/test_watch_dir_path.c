@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../src/watch/watch.h"
 #include "../lib/check.h"
+#include "../lib/scratch.h"
 
 CHECK_MAIN_DEFS;
 
@@ -28,7 +28,6 @@ CHECK_MAIN_DEFS;
 #define MAX_EVENTS 4
 #define NL_DIR "n\nl"
 
-static char base[64];
 static struct watch *w;
 
 /* What the callback learnt of each event. */
@@ -42,16 +41,6 @@ struct seen_event {
 
 static struct seen_event seen[MAX_EVENTS];
 static int nseen;
-
-static char *p(const char *rel)
-{
-	static char buf[2][256];
-	static int i;
-
-	i = (i + 1) % 2;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", base, rel);
-	return buf[i];
-}
 
 static void on_event(void *arg, const struct rn_event *ev)
 {
@@ -75,18 +64,8 @@ static void on_event(void *arg, const struct rn_event *ev)
 static void step(void (*fn)(void), int n)
 {
 	struct pollfd pfd = { .fd = watch_fd(w), .events = POLLIN };
-	pid_t pid = fork();
-	int st;
 
-	if (pid == 0) {
-		fn();
-		_exit(0);
-	}
-	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
-	    WEXITSTATUS(st)) {
-		printf("FAIL dir path: a change failed\n");
-		exit(1);
-	}
+	scratch_in_child(fn, "dir path");
 	memset(seen, 0, sizeof(seen));
 	nseen = 0;
 	while (nseen < n && poll(&pfd, 1, WAIT_MS) > 0 &&
@@ -115,21 +94,27 @@ static bool at(const struct seen_event *e, int which, const char *path)
 	return e->ret[which] == 0 && !strcmp(e->path[which], path);
 }
 
-static void must(int rc)
+static void s_create_deep(void)
 {
-	if (rc < 0)
-		_exit(4);
+	must(mknod(scratch("exp/a/b/f"), S_IFREG | 0644, 0));
 }
 
-static void s_create_deep(void) { must(mknod(p("exp/a/b/f"), S_IFREG | 0644, 0)); }
-static void s_create_top(void) { must(mknod(p("exp/f0"), S_IFREG | 0644, 0)); }
-static void s_move(void) { must(rename(p("exp/a/b/f"), p("exp/" NL_DIR "/g"))); }
+static void s_create_top(void)
+{
+	must(mknod(scratch("exp/f0"), S_IFREG | 0644, 0));
+}
+
+static void s_move(void)
+{
+	must(rename(scratch("exp/a/b/f"), scratch("exp/" NL_DIR "/g")));
+}
+
 
 /* The create is read after its directory's parent was renamed. */
 static void s_create_then_move_up(void)
 {
-	must(mknod(p("exp/a/b/h"), S_IFREG | 0644, 0));
-	must(rename(p("exp/a"), p("exp/z")));
+	must(mknod(scratch("exp/a/b/h"), S_IFREG | 0644, 0));
+	must(rename(scratch("exp/a"), scratch("exp/z")));
 }
 
 static void run(void)
@@ -163,12 +148,12 @@ int main(void)
 {
 	struct watch_config cfg = { .backend = WATCH_FANOTIFY };
 
-	snprintf(base, sizeof(base), "/tmp/rndirpath.XXXXXX");
-	if (!mkdtemp(base) || mkdir(p("exp"), 0755) ||
-	    mkdir(p("exp/a"), 0755) || mkdir(p("exp/a/b"), 0755) ||
-	    mkdir(p("exp/" NL_DIR), 0755))
+	if (scratch_make("rndirpath") || mkdir(scratch("exp"), 0755) ||
+	    mkdir(scratch("exp/a"), 0755) ||
+	    mkdir(scratch("exp/a/b"), 0755) ||
+	    mkdir(scratch("exp/" NL_DIR), 0755))
 		return 2;
-	cfg.backing_fd = open(p("exp"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	cfg.backing_fd = open(scratch("exp"), O_PATH | O_DIRECTORY | O_CLOEXEC);
 	w = watch_open(&cfg);
 	if (!w)
 		printf("SKIP dir path: no fanotify watch here: %s\n",
@@ -177,8 +162,6 @@ int main(void)
 		run();
 	watch_close(w);
 	close(cfg.backing_fd);
-	if (fork() == 0)
-		execlp("rm", "rm", "-rf", base, (char *)NULL);
-	wait(NULL);
+	scratch_remove();
 	return check_exit();
 }

@@ -23,13 +23,13 @@
 
 #include "../../src/watch/watch.h"
 #include "../lib/check.h"
+#include "../lib/scratch.h"
 
 CHECK_MAIN_DEFS;
 
 #define WAIT_MS 5000
 #define QMAX 256
 
-static char base[64];
 static int in_pipe[2], ack_pipe[2];
 
 struct queue {
@@ -45,74 +45,71 @@ static void on_event(void *arg, const struct rn_event *ev)
 		q->ev[q->tail++ % QMAX] = *ev;
 }
 
-static char *p(const char *rel)
-{
-	static char buf[4][256];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", base, rel);
-	return buf[i];
-}
-
 static void mkfile(const char *rel, const char *data)
 {
-	int fd = open(p(rel), O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	int fd = open(scratch(rel), O_CREAT | O_WRONLY | O_TRUNC, 0644);
 
 	if (fd < 0 || (data && write(fd, data, strlen(data)) < 0))
 		_exit(3);
 	close(fd);
 }
 
-static void must(int rc)
-{
-	if (rc < 0)
-		_exit(4);
-}
-
 /* The steps: what the changer does, and the events it must produce. */
 struct want {
 	enum rn_event_kind kind;
 	bool isdir;
-	const char *dir, *name;		/* dir: path under base, or "" */
+	const char *dir, *name;		/* dir: in the scratch tree, or "" */
 	const char *dir2, *name2;
 	const char *obj;		/* path whose id is obj, or NULL */
 };
 
 static void s_create(void) { mkfile("exp/f", "x"); }
-static void s_chmod(void) { must(chmod(p("exp/f"), 0600)); }
-static void s_rename(void) { must(rename(p("exp/f"), p("exp/g"))); }
-static void s_mkdir(void) { must(mkdir(p("exp/d"), 0755)); }
-static void s_rename_down(void) { must(rename(p("exp/g"), p("exp/d/g"))); }
-static void s_unlink(void) { must(unlink(p("exp/d/g"))); }
-static void s_rename_dir(void) { must(rename(p("exp/d"), p("exp/e"))); }
+static void s_chmod(void) { must(chmod(scratch("exp/f"), 0600)); }
+static void s_rename(void) { must(rename(scratch("exp/f"), scratch("exp/g"))); }
+static void s_mkdir(void) { must(mkdir(scratch("exp/d"), 0755)); }
+
+static void s_rename_down(void)
+{
+	must(rename(scratch("exp/g"), scratch("exp/d/g")));
+}
+
+static void s_unlink(void) { must(unlink(scratch("exp/d/g"))); }
+
+static void s_rename_dir(void)
+{
+	must(rename(scratch("exp/d"), scratch("exp/e")));
+}
+
 static void s_create_in(void) { mkfile("exp/e/h", NULL); }
-static void s_unlink_in(void) { must(unlink(p("exp/e/h"))); }
-static void s_rmdir(void) { must(rmdir(p("exp/e"))); }
-static void s_chmod_root(void) { must(chmod(p("exp"), 0750)); }
+static void s_unlink_in(void) { must(unlink(scratch("exp/e/h"))); }
+static void s_rmdir(void) { must(rmdir(scratch("exp/e"))); }
+static void s_chmod_root(void) { must(chmod(scratch("exp"), 0750)); }
 
 static void s_move_in(void)
 {
 	mkfile("out/x", "outside");
-	must(mkdir(p("out/y"), 0755));
-	must(chmod(p("out/x"), 0600));
-	must(rename(p("out/x"), p("exp/x")));
+	must(mkdir(scratch("out/y"), 0755));
+	must(chmod(scratch("out/x"), 0600));
+	must(rename(scratch("out/x"), scratch("exp/x")));
 }
 
-static void s_move_out(void) { must(rename(p("exp/x"), p("out/x2"))); }
+static void s_move_out(void)
+{
+	must(rename(scratch("exp/x"), scratch("out/x2")));
+}
 
 static void s_dir_out(void)
 {
-	must(mkdir(p("exp/m"), 0755));
+	must(mkdir(scratch("exp/m"), 0755));
 }
 
 static void s_dir_moved_out(void)
 {
-	must(rename(p("exp/m"), p("out/m")));
+	must(rename(scratch("exp/m"), scratch("out/m")));
 	mkfile("out/m/inner", NULL);	/* outside now: nothing */
 }
 
-static void s_own(void) { must(mkdir(p("exp/own"), 0755)); }
+static void s_own(void) { must(mkdir(scratch("exp/own"), 0755)); }
 static void s_sentinel(void) { mkfile("exp/zz_end", NULL); }
 
 struct step {
@@ -188,7 +185,7 @@ static void id_of(const char *rel, struct rn_id *id)
 	struct stat st;
 
 	memset(id, 0, sizeof(*id));
-	if (rel && rel[0] && lstat(p(rel), &st) == 0) {
+	if (rel && rel[0] && lstat(scratch(rel), &st) == 0) {
 		id->dev = st.st_dev;
 		id->ino = st.st_ino;
 	}
@@ -337,10 +334,10 @@ static void run_backend(enum watch_backend backend, const char *be)
 	char name[128];
 	struct watch *w;
 
-	snprintf(base, sizeof(base), "/tmp/rnwatch.XXXXXX");
-	if (!mkdtemp(base) || mkdir(p("exp"), 0755) || mkdir(p("out"), 0755))
+	if (scratch_make("rnwatch") || mkdir(scratch("exp"), 0755) ||
+	    mkdir(scratch("out"), 0755))
 		exit(2);
-	cfg.backing_fd = open(p("exp"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	cfg.backing_fd = open(scratch("exp"), O_PATH | O_DIRECTORY | O_CLOEXEC);
 	w = watch_open(&cfg);
 	snprintf(name, sizeof(name), "%s watch_open", be);
 	CHECK(name, w && strcmp(watch_backend_name(w), be) == 0);
@@ -349,9 +346,7 @@ static void run_backend(enum watch_backend backend, const char *be)
 		watch_close(w);
 	}
 	close(cfg.backing_fd);
-	if (fork() == 0)
-		execlp("rm", "rm", "-rf", base, (char *)NULL);
-	wait(NULL);
+	scratch_remove();
 }
 
 int main(void)

@@ -17,35 +17,24 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../../src/watch/watch.h"
 #include "../../src/watch/watch_backend.h"
 #include "../lib/check.h"
+#include "../lib/scratch.h"
 
 CHECK_MAIN_DEFS;
 
 #define WAIT_MS 5000
 #define MAX_EVENTS 16
 
-static char base[64];
 
 struct seen {
 	struct rn_event ev[MAX_EVENTS];
 	int n;
 };
-
-static char *p(const char *rel)
-{
-	static char buf[4][256];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", base, rel);
-	return buf[i];
-}
 
 static void on_event(void *arg, const struct rn_event *ev)
 {
@@ -94,7 +83,7 @@ static struct rn_id id_of(const char *rel)
 	struct rn_id id = { 0 };
 	struct stat st;
 
-	if (lstat(p(rel), &st) == 0) {
+	if (lstat(scratch(rel), &st) == 0) {
 		id.dev = st.st_dev;
 		id.ino = st.st_ino;
 	}
@@ -120,7 +109,7 @@ static const struct rn_id k_id = { .dev = 7, .ino = 7, .gen = 7 };
 
 static uint32_t gen_of(const char *rel)
 {
-	uint32_t gen = watch_name_gen(AT_FDCWD, p(rel));
+	uint32_t gen = watch_name_gen(AT_FDCWD, scratch(rel));
 
 	if (!gen) {
 		printf("FAIL objects: no handle for %s\n", rel);
@@ -143,32 +132,9 @@ static int held(void *arg, const void *handle, size_t len, int type,
 	return gen == known.t ? -1 : 0;
 }
 
-/* Runs fn in a child (another pid) and waits for it. */
-static void in_child(void (*fn)(void))
-{
-	pid_t pid = fork();
-	int st;
-
-	if (pid == 0) {
-		fn();
-		_exit(0);
-	}
-	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
-	    WEXITSTATUS(st)) {
-		printf("FAIL objects: a change failed\n");
-		exit(1);
-	}
-}
-
-static void must(int rc)
-{
-	if (rc < 0)
-		_exit(4);
-}
-
 static void make(const char *rel)
 {
-	must(mknod(p(rel), S_IFREG | 0644, 0));
+	must(mknod(scratch(rel), S_IFREG | 0644, 0));
 }
 
 static void s_make(void)
@@ -181,7 +147,7 @@ static void s_make(void)
 
 static void write_one(const char *rel)
 {
-	int fd = open(p(rel), O_WRONLY);
+	int fd = open(scratch(rel), O_WRONLY);
 
 	must(fd);
 	must(write(fd, "x", 1));
@@ -197,14 +163,14 @@ static void s_write(void)
 
 static void s_chmod_unlink(void)
 {
-	must(chmod(p("exp/k"), 0600));
-	must(unlink(p("exp/k")));
+	must(chmod(scratch("exp/k"), 0600));
+	must(unlink(scratch("exp/k")));
 }
 
 static void s_link_unlink(void)
 {
-	must(link(p("exp/g"), p("exp/h")));
-	must(unlink(p("exp/g")));
+	must(link(scratch("exp/g"), scratch("exp/h")));
+	must(unlink(scratch("exp/g")));
 }
 
 static void run(struct watch *hw, struct watch *opened)
@@ -213,7 +179,7 @@ static void run(struct watch *hw, struct watch *opened)
 	struct rn_id g, k, t;
 	const struct rn_event *u;
 
-	in_child(s_make);
+	scratch_in_child(s_make, "objects");
 	g = id_of("exp/g");
 	k = id_of("exp/k");
 	t = id_of("exp/t");
@@ -227,7 +193,7 @@ static void run(struct watch *hw, struct watch *opened)
 	CHECK("objects: a CREATE carries its id by default",
 	      has_id(find(&o, RN_EV_CREATE, "g"), &g));
 
-	in_child(s_write);
+	scratch_in_child(s_write, "objects");
 	collect(hw, &h, 6);
 	collect(opened, &o, 6);
 	CHECK("objects: a held object's id is the one held() gives",
@@ -241,7 +207,7 @@ static void run(struct watch *hw, struct watch *opened)
 	      has_id(find(&o, RN_EV_MODIFY, "k"), &k));
 
 	/* By the time the ATTRIB is read, its handle no longer opens. */
-	in_child(s_chmod_unlink);
+	scratch_in_child(s_chmod_unlink, "objects");
 	collect(hw, &h, 2);
 	collect(opened, &o, 2);
 	CHECK("objects: a held object keeps its id once gone",
@@ -252,7 +218,7 @@ static void run(struct watch *hw, struct watch *opened)
 	      find(&h, RN_EV_DELETE, "k") && find(&o, RN_EV_DELETE, "k"));
 
 	/* g's object lives on as h: only a skipped kind has no id. */
-	in_child(s_link_unlink);
+	scratch_in_child(s_link_unlink, "objects");
 	g = id_of("exp/h");
 	collect(hw, &h, 2);
 	collect(opened, &o, 2);
@@ -277,10 +243,9 @@ int main(void)
 	struct watch *hw, *opened;
 	int fd;
 
-	snprintf(base, sizeof(base), "/tmp/rnobjs.XXXXXX");
-	if (!mkdtemp(base) || mkdir(p("exp"), 0755))
+	if (scratch_make("rnobjs") || mkdir(scratch("exp"), 0755))
 		return 2;
-	fd = open(p("exp"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fd = open(scratch("exp"), O_PATH | O_DIRECTORY | O_CLOEXEC);
 	hw = open_watch(fd);
 	opened = open_watch(fd);
 	if (!hw || !opened) {
@@ -294,8 +259,6 @@ int main(void)
 	watch_close(hw);
 	watch_close(opened);
 	close(fd);
-	if (fork() == 0)
-		execlp("rm", "rm", "-rf", base, (char *)NULL);
-	wait(NULL);
+	scratch_remove();
 	return check_exit();
 }
