@@ -107,7 +107,7 @@ void fs_own_new(fuse_req_t req, struct fs_inode *dir, const char *name)
 	struct stat dst;
 	gid_t gid = ctx->gid;
 
-	if (geteuid() != 0 || (ctx->uid == 0 && ctx->gid == 0))
+	if (!fs->as_root || (ctx->uid == 0 && ctx->gid == 0))
 		return;
 	if (!fs_table_stat(dir, &dst) && (dst.st_mode & S_ISGID))
 		gid = (gid_t)-1;

@@ -49,14 +49,10 @@ static int open_node(struct fs_inode *in, int flags)
 	return fd < 0 ? -errno : fd;
 }
 
-/* Whether close() of fd is known to do nothing (no ->flush). */
-static bool close_does_nothing(int fd)
+/* Whether close() on this file system type is known to do nothing. */
+static bool type_closes_quietly(long type)
 {
-	struct statfs sfs;
-
-	if (fstatfs(fd, &sfs))
-		return false;
-	switch (sfs.f_type) {
+	switch (type) {
 	case EXT4_SUPER_MAGIC:	/* also ext2 and ext3 */
 	case XFS_SUPER_MAGIC:
 	case BTRFS_SUPER_MAGIC:
@@ -64,6 +60,20 @@ static bool close_does_nothing(int fd)
 		return true;
 	}
 	return false;
+}
+
+/*
+ * Whether close() of fd, open on in, does nothing (no ->flush). A node on
+ * the root's file system has its type: no fstatfs() per open and create.
+ */
+static bool close_does_nothing(struct fs *fs, const struct fs_inode *in,
+			       int fd)
+{
+	struct statfs sfs;
+
+	if (in && in->root_mount && fs->table.root_fs_known)
+		return type_closes_quietly(fs->table.root_fs.type);
+	return !fstatfs(fd, &sfs) && type_closes_quietly(sfs.f_type);
 }
 
 void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -105,7 +115,7 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	/* A replay's open writes nothing: its close needs no FLUSH. */
 	fi->direct_io = a.verdict == FS_GATE_OPEN_DIRECT;
 	fi->noflush = a.verdict == FS_GATE_OPEN_DIRECT ||
-		      close_does_nothing(fd);
+		      close_does_nothing(fs, in, fd);
 	if (fuse_reply_open(req, fi)) {
 		if (fd >= 0)
 			close(fd);
@@ -181,7 +191,7 @@ void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		return;
 	}
 	fi->fh = fd;
-	fi->noflush = close_does_nothing(fd);
+	fi->noflush = close_does_nothing(fs, child, fd);
 	if (!fs_reply_create(req, dir, name, child, &st, fi))
 		close(fd);
 	fs_inode_put(fs, dir);

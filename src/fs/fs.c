@@ -71,6 +71,7 @@ struct fs *fs_new(const struct fs_config *cfg)
 	fs->entry_timeout = cfg->entry_timeout;
 	fs->attr_timeout = cfg->attr_timeout;
 	fs->debug = cfg->debug;
+	fs->as_root = geteuid() == 0;
 	fs_bound(fs, cfg->max_inodes);
 	/* Modes arrive with the caller's umask applied: apply no other. */
 	umask(0);

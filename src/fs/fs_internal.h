@@ -22,6 +22,7 @@ struct fs {
 	double entry_timeout;
 	double attr_timeout;
 	bool debug;
+	bool as_root;			/* geteuid() == 0 at the start */
 	struct fuse_session *se;	/* set before the loop starts */
 	struct fs_shed *shed;		/* shed.c; from INIT to the stop */
 

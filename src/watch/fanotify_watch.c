@@ -41,13 +41,20 @@
 #define FAN_SELF_EVENTS (FAN_MODIFY | FAN_ATTRIB | FAN_CLOSE_WRITE)
 #define FAN_WATCH_MASK (FAN_CREATE | FAN_DELETE | FAN_RENAME | \
 			FAN_SELF_EVENTS | FAN_ONDIR)
+/*
+ * More than the largest record read(2) can return here: the metadata (24
+ * bytes) and at most three info records (a rename's old and new directory
+ * with their names, and the target's id), each at most 408 bytes with a
+ * handle of MAX_HANDLE_SZ and a name of NAME_MAX.
+ */
+#define FAN_RECORD_MAX 2048
 /* Reads per fan_watch_read call, so one busy fs cannot starve the caller. */
 #define FAN_READS_PER_CALL 16
 
 struct fan_watch {
 	int fd;
 	pid_t pid;		/* getpid() at open */
-	pid_t pid_now;		/* getpid() at this read */
+	pid_t pid_now;		/* getpid() at the first read */
 	struct fan_scope scope;
 	unsigned int obj_skip;	/* kinds whose object id nobody reads */
 	watch_emit_fn emit;
@@ -290,7 +297,9 @@ int fan_watch_read(struct fan_watch *w, watch_emit_fn emit, void *arg)
 	w->emit = emit;
 	w->arg = arg;
 	w->emitted = 0;
-	w->pid_now = getpid();
+	/* Threads read, and a fork leaves them behind: the pid stays. */
+	if (!w->pid_now)
+		w->pid_now = getpid();
 	for (i = 0; i < FAN_READS_PER_CALL; i++) {
 		n = read(w->fd, w->buf, sizeof(w->buf));
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
@@ -298,6 +307,12 @@ int fan_watch_read(struct fan_watch *w, watch_emit_fn emit, void *arg)
 		if (n < 0)
 			return -1;
 		fan_decode(w->buf, (size_t)n, fan_record, w, &w->errors);
+		/*
+		 * Room left for any record: the queue was empty. Reading on
+		 * would only find EAGAIN; epoll says when more comes.
+		 */
+		if ((size_t)n + FAN_RECORD_MAX <= sizeof(w->buf))
+			break;
 	}
 	if (w->errors != errors)
 		fuse_log(FUSE_LOG_WARNING,
