@@ -109,7 +109,6 @@ static void s_move(void)
 	must(rename(scratch("exp/a/b/f"), scratch("exp/" NL_DIR "/g")));
 }
 
-
 /* The create is read after its directory's parent was renamed. */
 static void s_create_then_move_up(void)
 {

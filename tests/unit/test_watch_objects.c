@@ -30,7 +30,6 @@ CHECK_MAIN_DEFS;
 #define WAIT_MS 5000
 #define MAX_EVENTS 16
 
-
 struct seen {
 	struct rn_event ev[MAX_EVENTS];
 	int n;
