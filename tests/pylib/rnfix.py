@@ -345,6 +345,18 @@ def fd_count(pid):
     return len(os.listdir(f"/proc/{pid}/fd"))
 
 
+def fd_targets(pid):
+    """What process pid's fds lead to (readlink), those still open."""
+    d = f"/proc/{pid}/fd"
+    out = []
+    for fd in os.listdir(d):
+        try:
+            out.append(os.readlink(os.path.join(d, fd)))
+        except OSError:
+            pass
+    return out
+
+
 def lstat_names(mnt, n, out):
     """lstat()s mnt/fI for I < n; writes {errno name: count} to out (run in
     a child: a process under a memory limit may not survive it)."""

@@ -59,11 +59,7 @@ def fd_kinds(pid, m):
     """The server's fds by what they lead to: once seen 1,014 for 30 s
     where 1,013 were allowed, and not since; this says which one."""
     kinds = {}
-    for fd in os.listdir(f"/proc/{pid}/fd"):
-        try:
-            t = os.readlink(f"/proc/{pid}/fd/{fd}")
-        except OSError:
-            continue
+    for t in rnfix.fd_targets(pid):
         t = t.replace(m.back, "BACKING").replace(m.mnt, "MOUNT")
         if "/many/" in t:
             t = t[:t.index("/many/")] + "/many/*"

@@ -80,14 +80,7 @@ def drop_caches():
 
 def server_holds(m, path):
     """Does the server hold an fd on the backing object at path?"""
-    d = f"/proc/{m.proc.pid}/fd"
-    for fd in os.listdir(d):
-        try:
-            if os.readlink(os.path.join(d, fd)) == path:
-                return True
-        except OSError:
-            pass
-    return False
+    return path in rnfix.fd_targets(m.proc.pid)
 
 
 def expected(name, change, moved, early):
