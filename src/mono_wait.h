@@ -2,7 +2,8 @@
 /*
  * Timed waits on a condition variable that keep their length when the
  * wall clock is set: a handler's 4 ms throttle or the request loop's tick
- * must not turn into hours because the time of day jumped back.
+ * must not turn into hours because the time of day jumped back. Elapsed
+ * times on the same clock.
  */
 #ifndef RNOTIFY_MONO_WAIT_H
 #define RNOTIFY_MONO_WAIT_H
@@ -29,6 +30,15 @@ static inline void mono_deadline(struct timespec *ts, long ns)
 	ts->tv_nsec += ns % 1000000000L;
 	ts->tv_sec += ts->tv_nsec / 1000000000L;
 	ts->tv_nsec %= 1000000000L;
+}
+
+/* Nanoseconds since *t0, a CLOCK_MONOTONIC reading. */
+static inline long mono_ns_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000000000L + t.tv_nsec - t0->tv_nsec;
 }
 
 #endif

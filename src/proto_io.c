@@ -13,6 +13,7 @@
 #include "deliver/proto_watches.h"
 #include "forget_decode.h"
 #include "proto_io.h"
+#include "request_read.h"
 
 static struct {
 	bool want;
@@ -79,7 +80,7 @@ static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
 	ssize_t n;
 
 	for (;;) {
-		n = read(fd, buf, len);
+		n = request_read(fd, buf, len);
 		if (n < (ssize_t)sizeof(ih))
 			return n;
 		memcpy(&ih, buf, sizeof(ih));

@@ -237,14 +237,6 @@ static void supervise(struct serve_loop *l)
 	}
 }
 
-static long ns_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (t.tv_sec - t0->tv_sec) * 1000000000L + t.tv_nsec - t0->tv_nsec;
-}
-
 /*
  * Lock held. The session has exited: interrupts the workers' waits until
  * each has seen it (a signal that comes just before a worker starts
@@ -261,7 +253,7 @@ static bool stop_workers(struct serve_loop *l)
 		reap(l);
 		if (!l->workers)
 			return true;
-		if (ns_since(&t0) > STOP_GRACE_NS)
+		if (mono_ns_since(&t0) > STOP_GRACE_NS)
 			return false;
 		for (w = l->workers; w; w = w->next)
 			pthread_kill(w->thread, SIGUSR1);

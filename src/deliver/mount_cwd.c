@@ -6,10 +6,12 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "../request_read.h"
 #include "mount_cwd.h"
 
 int mount_cwd_own(void)
 {
+	request_read_from_self();
 	return unshare(CLONE_FS) ? -errno : 0;
 }
 
