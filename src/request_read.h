@@ -10,7 +10,7 @@
  * small files: 26 s through our mount and 23 s through bindfs, spread
  * over both CPUs; under 1.5 s for either with everything on one CPU).
  * Polling for up to REQUEST_POLL_NS finds the request without a
- * wake-up: 13.6 s (bench/PROFILE.md, fifteenth round). The poll yields
+ * wake-up: 14.4 s (bench/PROFILE.md, fifteenth round). The poll yields
  * the CPU between looks, to whatever else is ready to run there.
  *
  * It polls only while this thread's last request came within that time
