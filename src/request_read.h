@@ -6,12 +6,13 @@
  * A client waits for each reply before it sends its next request, which
  * then comes 10 to 30 us after the reply. A worker that sleeps in read()
  * meanwhile lets its CPU go idle, and the request must wake it: on the
- * 2-CPU virtual machines here that costs more than the request (50,000
- * small files: 26 s through our mount and 23 s through bindfs, spread
- * over both CPUs; under 1.5 s for either with everything on one CPU).
+ * 2-CPU virtual machines here that costs more than the request (5,000
+ * small files: 3.2 s through our mount and 3.0 s through bindfs, spread
+ * over both CPUs; 0.7 to 1.4 s for either with everything on one CPU).
  * Polling for up to REQUEST_POLL_NS finds the request without a
- * wake-up: 14.4 s (bench/PROFILE.md, fifteenth round). The poll yields
- * the CPU between looks, to whatever else is ready to run there.
+ * wake-up: the bench's 50,000 went from 26.1 to 14.4 s, bindfs 24.5 s
+ * (bench/PROFILE.md, fifteenth round). The poll yields the CPU between
+ * looks, to whatever else is ready to run there.
  *
  * It polls only while this thread's last request came within that time
  * of its read's start, so an idle or quiet mount costs no CPU; and never
