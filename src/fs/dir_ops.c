@@ -2,8 +2,7 @@
 /*
  * Directory ops: opendir, readdir, readdirplus, releasedir, fsyncdir.
  * fi->fh points to a struct fs_dir owned by the open directory until
- * releasedir; the kernel serialises readdir on one open directory, so it
- * needs no lock.
+ * releasedir.
  *
  * readdirplus gives the kernel a reference to each entry but "." and
  * "..", and records the names shown; an entry that no longer fits in the
@@ -20,23 +19,28 @@
  * lookups of an ls -l make the kernel ask for the following batches in
  * plus.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "dir_stream.h"
 #include "fs_internal.h"
 #include "names_shown.h"
 
 #define FS_PLUS_SMALL 32
 
+/*
+ * lock: the kernel sends one READDIR of an open directory at a time, but
+ * the reply goes before the batch after it is read ahead, and the next
+ * READDIR or the RELEASEDIR can come meanwhile.
+ */
 struct fs_dir {
-	DIR *dp;
-	off_t offset;		/* where dp is, as telldir() said */
-	struct dirent *entry;	/* read but not yet replied, or NULL */
+	pthread_mutex_t lock;
+	struct dir_stream *entries;
 };
 
 static struct fs_dir *dir_of(struct fuse_file_info *fi)
@@ -58,14 +62,25 @@ static struct fs_dir *dir_open(struct fs_inode *in)
 		return NULL;
 	d = calloc(1, sizeof(*d));
 	if (d)
-		d->dp = fdopendir(fd);
-	if (!d || !d->dp) {
+		d->entries = dir_stream_open(fd);
+	if (!d || !d->entries) {
 		free(d);
 		close(fd);
 		errno = ENOMEM;
 		return NULL;
 	}
+	pthread_mutex_init(&d->lock, NULL);
 	return d;
+}
+
+static void dir_close(struct fs_dir *d)
+{
+	/* Waits for a read ahead still under way. */
+	pthread_mutex_lock(&d->lock);
+	pthread_mutex_unlock(&d->lock);
+	pthread_mutex_destroy(&d->lock);
+	dir_stream_close(d->entries);
+	free(d);
 }
 
 void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -83,10 +98,8 @@ void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	fi->fh = (uintptr_t)d;
-	if (fuse_reply_open(req, fi)) {
-		closedir(d->dp);
-		free(d);
-	}
+	if (fuse_reply_open(req, fi))
+		dir_close(d);
 }
 
 static bool is_dots(const char *name)
@@ -95,7 +108,7 @@ static bool is_dots(const char *name)
 }
 
 /* A plus entry with no node id: the kernel takes only its name. */
-static size_t add_plus_bare(fuse_req_t req, struct dirent *de, char *p,
+static size_t add_plus_bare(fuse_req_t req, const struct dirent64 *de, char *p,
 			    size_t rem)
 {
 	struct fuse_entry_param e = { 0 };
@@ -107,7 +120,7 @@ static size_t add_plus_bare(fuse_req_t req, struct dirent *de, char *p,
 
 /* Adds one entry; 0 if it did not fit, else its size. */
 static size_t add_plus(fuse_req_t req, struct fs_inode *dir,
-		       struct dirent *de, char *p, size_t rem, bool attrs)
+		       const struct dirent64 *de, char *p, size_t rem, bool attrs)
 {
 	struct fs *fs = fs_of(req);
 	struct fuse_entry_param e;
@@ -132,7 +145,7 @@ static size_t add_plus(fuse_req_t req, struct fs_inode *dir,
 	return size;
 }
 
-static size_t add_plain(fuse_req_t req, struct dirent *de, char *p,
+static size_t add_plain(fuse_req_t req, const struct dirent64 *de, char *p,
 			size_t rem)
 {
 	struct stat st = { .st_ino = de->d_ino, .st_mode = de->d_type << 12 };
@@ -140,23 +153,35 @@ static size_t add_plain(fuse_req_t req, struct dirent *de, char *p,
 	return fuse_add_direntry(req, p, rem, de->d_name, &st, de->d_off);
 }
 
-/*
- * Does the directory have at most FS_PLUS_SMALL entries? Reads that far
- * ahead (from the buffer of the first getdents, for a big directory) and
- * goes back to the start.
- */
-static bool dir_is_small(struct fs_dir *d)
+/* Fills buf from the directory's offset off on; the bytes used. */
+static size_t fill_batch(fuse_req_t req, struct fs_dir *d,
+			 struct fs_inode *dir, char *buf, size_t size, off_t off,
+			 bool plus, int *err)
 {
-	int n = 0;
+	const struct dirent64 *de;
+	size_t used = 0, n;
+	bool attrs;
 
-	rewinddir(d->dp);
-	errno = 0;
-	while (n <= FS_PLUS_SMALL && readdir(d->dp))
-		n++;
-	rewinddir(d->dp);
-	d->entry = NULL;
-	d->offset = 0;
-	return n <= FS_PLUS_SMALL && !errno;
+	*err = 0;
+	if (off != dir_stream_tell(d->entries) &&
+	    dir_stream_seek(d->entries, off)) {
+		*err = errno;
+		return 0;
+	}
+	/* Only a plus batch from offset 0 needs to look ahead. */
+	attrs = !plus || off ||
+		dir_stream_at_most(d->entries, FS_PLUS_SMALL);
+	while ((de = dir_stream_peek(d->entries))) {
+		n = plus ? add_plus(req, dir, de, buf + used, size - used,
+				    attrs) :
+			   add_plain(req, de, buf + used, size - used);
+		if (n > size - used)
+			return used;
+		used += n;
+		dir_stream_next(d->entries);
+	}
+	*err = errno;
+	return used;
 }
 
 static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
@@ -166,45 +191,23 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
 	struct fs_dir *d = dir_of(fi);
 	struct fs_inode *dir = fs_inode_get(fs, ino);
 	char *buf = malloc(size);
-	size_t used = 0, n;
-	bool attrs;
-	int err = 0;
+	size_t used = 0;
+	int err;
 
-	if (!buf || !dir) {
+	pthread_mutex_lock(&d->lock);
+	if (buf && dir)
+		used = fill_batch(req, d, dir, buf, size, off, plus, &err);
+	else
 		err = buf ? ESTALE : ENOMEM;
-		goto out;
-	}
-	/* Only a plus batch from offset 0 needs to look ahead. */
-	attrs = !plus || off || dir_is_small(d);
-	if (off != d->offset) {
-		seekdir(d->dp, off);
-		d->entry = NULL;
-		d->offset = off;
-	}
-	for (;;) {
-		if (!d->entry) {
-			errno = 0;
-			d->entry = readdir(d->dp);
-			if (!d->entry) {
-				err = errno;
-				break;
-			}
-		}
-		n = plus ? add_plus(req, dir, d->entry, buf + used,
-				    size - used, attrs) :
-			   add_plain(req, d->entry, buf + used, size - used);
-		if (n > size - used)
-			break;
-		used += n;
-		d->offset = d->entry->d_off;
-		d->entry = NULL;
-	}
-out:
 	/* An error after some entries: reply them; the next call retries. */
 	if (err && !used)
 		fuse_reply_err(req, err);
 	else
 		fuse_reply_buf(req, buf, used);
+	/* The client is listing on: read its next batch meanwhile. */
+	if (used)
+		dir_stream_prefetch(d->entries, size);
+	pthread_mutex_unlock(&d->lock);
 	free(buf);
 	fs_inode_put(fs, dir);
 }
@@ -224,17 +227,14 @@ void fs_op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 void fs_op_releasedir(fuse_req_t req, fuse_ino_t ino,
 		      struct fuse_file_info *fi)
 {
-	struct fs_dir *d = dir_of(fi);
-
-	closedir(d->dp);
-	free(d);
+	dir_close(dir_of(fi));
 	fuse_reply_err(req, 0);
 }
 
 void fs_op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 		    struct fuse_file_info *fi)
 {
-	int fd = dirfd(dir_of(fi)->dp);
+	int fd = dir_stream_fd(dir_of(fi)->entries);
 	int ret = datasync ? fdatasync(fd) : fsync(fd);
 
 	fuse_reply_err(req, ret ? errno : 0);
