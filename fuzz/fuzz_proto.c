@@ -69,10 +69,9 @@ static void fuzz_watch(const uint8_t *data, size_t size)
 /* INIT is read by the server before libfuse sees it: any bytes. */
 static void fuzz_init(const uint8_t *data, size_t size)
 {
-	uint64_t unique = 0;
-	bool offered = false;
+	uint64_t unique = 0, flags = 0;
 
-	if (!proto_decode_init(data, size, &unique, &offered) &&
+	if (!proto_decode_init(data, size, &unique, &flags) &&
 	    size < 40 + 16)
 		abort();
 }

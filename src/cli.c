@@ -17,6 +17,7 @@
 struct cli_raw {
 	char *delivery;
 	char *watch;
+	char *passthrough;
 	double entry_timeout;
 	double attr_timeout;
 	unsigned long queue_size;
@@ -30,6 +31,7 @@ struct cli_raw {
 static const struct fuse_opt cli_spec[] = {
 	CLI_OPT("delivery=%s", delivery),
 	CLI_OPT("watch=%s", watch),
+	CLI_OPT("passthrough=%s", passthrough),
 	CLI_OPT("entry_timeout=%lf", entry_timeout),
 	CLI_OPT("attr_timeout=%lf", attr_timeout),
 	CLI_OPT("queue=%lu", queue_size),
@@ -58,6 +60,10 @@ static void cli_usage(const char *prog)
 	       "                           (default auto: protocol if the kernel\n"
 	       "                           offers it, else replay)\n"
 	       "      watch=BACKEND        auto | fanotify | inotify (default auto)\n"
+	       "      passthrough=MODE     auto | off (default auto: files opened\n"
+	       "                           only for reading are read by the kernel\n"
+	       "                           from BACKING directly, where the kernel\n"
+	       "                           allows it: Linux 6.9+, server as root)\n"
 	       "      entry_timeout=SECS   name cache lifetime     (default 1)\n"
 	       "      attr_timeout=SECS    attribute cache lifetime (default 1)\n"
 	       "      queue=N              remote events held for delivery\n"
@@ -167,6 +173,13 @@ static int cli_convert(const struct cli_raw *raw, struct cli *cli)
 	else
 		return cli_error("watch=%s: expected auto, fanotify or inotify",
 				 w);
+	if (!raw->passthrough || !strcmp(raw->passthrough, "auto"))
+		cli->passthrough = true;
+	else if (!strcmp(raw->passthrough, "off"))
+		cli->passthrough = false;
+	else
+		return cli_error("passthrough=%s: expected auto or off",
+				 raw->passthrough);
 	if (raw->entry_timeout < 0 || raw->attr_timeout < 0)
 		return cli_error("timeouts must not be negative");
 	if (raw->queue_size < 16 || raw->queue_size > (1UL << 24))
@@ -246,6 +259,7 @@ out:
 	free(o.mountpoint);
 	free(raw.delivery);
 	free(raw.watch);
+	free(raw.passthrough);
 	free(raw.max_inodes);
 	free(raw.backing);
 	return ret;

@@ -32,6 +32,7 @@ struct cli {
 	bool check;		/* --check: report, do not mount */
 	enum cli_delivery delivery;
 	int watch_backend;	/* enum watch_backend */
+	bool passthrough;	/* -o passthrough=auto (default) */
 	double entry_timeout;
 	double attr_timeout;
 	size_t queue_size;

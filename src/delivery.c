@@ -9,6 +9,7 @@
 #include "deliver/replay.h"
 #include "delivery.h"
 #include "event_pump.h"
+#include "fs/passthrough.h"
 #include "proto_io.h"
 #include "watch/watch.h"
 
@@ -20,6 +21,7 @@ struct delivery {
 	struct proto_send *send;
 	struct fs *hooked;	/* whose change hook points at watch */
 	bool debug;
+	struct event_sink backend;	/* what the pump feeds, through ours */
 };
 
 static bool resolve_dir(void *arg, const void *handle, size_t len, int type,
@@ -157,19 +159,56 @@ static int delivery_watch(struct delivery *d, const struct cli *cli,
 	if (!strcmp(watch_backend_name(d->watch), "inotify")) {
 		fs_set_change_hook(fs, own_change, d->watch);
 		d->hooked = fs;
+		/* Its events name no object: a writer's close would pass. */
+		fs_passthrough_want(false);
 	}
 	return 0;
+}
+
+/*
+ * The kernel's close of a backing file it opened for a writer on the
+ * mount is not a remote change (fs/passthrough.h).
+ */
+static void sink_event(void *arg, const struct rn_event *ev)
+{
+	struct delivery *d = arg;
+
+	if (ev->kind == RN_EV_CLOSE_WRITE &&
+	    fs_passthrough_backing_close(&ev->obj))
+		return;
+	d->backend.event(d->backend.arg, ev);
+}
+
+static void sink_drained(void *arg)
+{
+	struct delivery *d = arg;
+
+	if (d->backend.drained)
+		d->backend.drained(d->backend.arg);
+}
+
+static int sink_thread_init(void *arg)
+{
+	struct delivery *d = arg;
+
+	return d->backend.thread_init ?
+	       d->backend.thread_init(d->backend.arg) : 0;
 }
 
 static int delivery_chain(struct delivery *d, const struct cli *cli,
 			  struct fs *fs, int fuse_fd, struct cpu_pin *pin)
 {
-	struct event_sink sink = { 0 };
+	struct event_sink sink = {
+		.event = sink_event,
+		.drained = sink_drained,
+		.thread_init = sink_thread_init,
+		.arg = d,
+	};
 
 	/* The kernel's protocol when it was negotiated at INIT. */
 	if (proto_io_active() ?
-	    protocol_backend(d, cli, fs, fuse_fd, &sink) :
-	    replay_backend(d, cli, fs, pin, &sink))
+	    protocol_backend(d, cli, fs, fuse_fd, &d->backend) :
+	    replay_backend(d, cli, fs, pin, &d->backend))
 		return -1;
 	d->pump = event_pump_start(d->watch, &sink,
 				   d->replay ? EVENT_PUMP_MAX_THREADS : 1);

@@ -22,6 +22,7 @@
 #include "delivery.h"
 #include "log_out.h"
 #include "fs/fs.h"
+#include "fs/passthrough.h"
 #include "proto_io.h"
 #include "serve_loop.h"
 #include "watchdog.h"
@@ -190,6 +191,7 @@ static int mount_and_serve(struct server *s)
 			strerror(errno));
 		return 1;
 	}
+	fs_passthrough_want(s->cli.passthrough);
 	s->delivery = delivery_new(&s->cli, s->fs, &fatal);
 	if (fatal)
 		goto out_fs;

@@ -12,13 +12,15 @@
 #include "deliver/proto_codec.h"
 #include "deliver/proto_watches.h"
 #include "forget_decode.h"
+#include "fs/passthrough.h"
 #include "proto_io.h"
 #include "request_read.h"
 
 static struct {
 	bool want;
-	bool offered;
+	uint64_t offered;	/* the kernel's INIT flags */
 	atomic_bool active;
+	atomic_bool init_answered;
 	uint64_t init_unique;	/* 0 until INIT was read */
 	struct proto_watches *watches;
 } pio;
@@ -26,13 +28,12 @@ static struct {
 /* INIT is the first request, read before any other thread reads. */
 static void note_init(const void *buf, size_t len)
 {
-	uint64_t unique;
-	bool offered;
+	uint64_t unique, flags;
 
-	if (proto_decode_init(buf, len, &unique, &offered))
+	if (proto_decode_init(buf, len, &unique, &flags))
 		return;
 	pio.init_unique = unique;
-	pio.offered = offered;
+	pio.offered = flags;
 }
 
 static void handle_watch(int fd, const void *buf, size_t len)
@@ -93,12 +94,35 @@ static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
 	}
 }
 
+/* Takes up what the kernel offered at INIT and we want, in its reply. */
+static void answer_init(int fd, struct iovec *iov, int count)
+{
+	uint64_t want = 0, added;
+
+	if (!pio.init_unique)
+		return;
+	if (pio.want)
+		want |= FUSE_HAS_FSNOTIFY;
+	if (fs_passthrough_wanted())
+		want |= PROTO_FUSE_PASSTHROUGH;
+	want &= pio.offered;
+	added = proto_init_reply_add(iov, count, pio.init_unique, want);
+	/* Nothing to add: the first reply after INIT is INIT's. */
+	if (want && !added)
+		return;
+	atomic_store(&pio.init_answered, true);
+	if (added & FUSE_HAS_FSNOTIFY)
+		atomic_store(&pio.active, true);
+	if (added & PROTO_FUSE_PASSTHROUGH)
+		fs_passthrough_start(fd);
+}
+
 static ssize_t io_writev(int fd, struct iovec *iov, int count,
 			 void *userdata)
 {
-	if (pio.want && pio.offered && !atomic_load(&pio.active) &&
-	    proto_accept_in_init_reply(iov, count, pio.init_unique))
-		atomic_store(&pio.active, true);
+	if (!atomic_load(&pio.init_answered))
+		answer_init(fd, iov, count);
+	fs_passthrough_patch(iov, count);
 	return writev(fd, iov, count);
 }
 
@@ -144,7 +168,7 @@ int proto_io_serve_init(struct fuse_session *se)
 
 bool proto_io_offered(void)
 {
-	return pio.offered;
+	return !!(pio.offered & FUSE_HAS_FSNOTIFY);
 }
 
 bool proto_io_active(void)

@@ -16,14 +16,16 @@
 static int read_offer(int fd, bool *offered)
 {
 	void *buf = malloc(PROBE_BUF_SIZE);
-	uint64_t unique;
+	uint64_t unique, flags;
 	ssize_t n;
 	int err;
 
 	if (!buf)
 		return -ENOMEM;
 	n = read(fd, buf, PROBE_BUF_SIZE);
-	err = n < 0 ? -errno : proto_decode_init(buf, n, &unique, offered);
+	err = n < 0 ? -errno : proto_decode_init(buf, n, &unique, &flags);
+	if (!err)
+		*offered = !!(flags & FUSE_HAS_FSNOTIFY);
 	free(buf);
 	return err;
 }

@@ -250,11 +250,10 @@ int proto_is_watch(const void *buf, size_t len)
 }
 
 int proto_decode_init(const void *buf, size_t len, uint64_t *unique,
-		      bool *offered)
+		      uint64_t *flags)
 {
 	struct fuse_in_header ih;
 	struct fuse_init_in in;
-	uint64_t flags;
 
 	if (len < sizeof(ih))
 		return -EINVAL;
@@ -268,31 +267,36 @@ int proto_decode_init(const void *buf, size_t len, uint64_t *unique,
 	memset(&in, 0, sizeof(in));
 	memcpy(&in, (const char *)buf + sizeof(ih),
 	       len - sizeof(ih) < sizeof(in) ? len - sizeof(ih) : sizeof(in));
-	flags = in.flags;
-	if (flags & FUSE_INIT_EXT)
-		flags |= (uint64_t)in.flags2 << 32;
+	*flags = in.flags;
+	if (in.flags & FUSE_INIT_EXT)
+		*flags |= (uint64_t)in.flags2 << 32;
 	*unique = ih.unique;
-	*offered = !!(flags & FUSE_HAS_FSNOTIFY);
 	return 0;
 }
 
-bool proto_accept_in_init_reply(struct iovec *iov, int count,
-				uint64_t init_unique)
+uint64_t proto_init_reply_add(struct iovec *iov, int count,
+			      uint64_t init_unique, uint64_t add)
 {
 	struct fuse_out_header oh;
 	struct fuse_init_out out;
 
 	if (count < 2 || iov[0].iov_len != sizeof(oh) ||
 	    iov[1].iov_len < sizeof(out))
-		return false;
+		return 0;
 	memcpy(&oh, iov[0].iov_base, sizeof(oh));
 	if (!init_unique || oh.unique != init_unique || oh.error)
-		return false;
+		return 0;
 	memcpy(&out, iov[1].iov_base, sizeof(out));
+	add &= FUSE_HAS_FSNOTIFY | PROTO_FUSE_PASSTHROUGH;
+	if (out.flags & FUSE_WRITEBACK_CACHE)
+		add &= ~PROTO_FUSE_PASSTHROUGH;
+	/* unused[0] is 7.40's max_stack_depth: the backing file's depth + 1. */
+	if (add & PROTO_FUSE_PASSTHROUGH)
+		out.unused[0] = 1;
 	out.flags |= FUSE_INIT_EXT;
-	out.flags2 |= (uint32_t)(FUSE_HAS_FSNOTIFY >> 32);
+	out.flags2 |= (uint32_t)(add >> 32);
 	memcpy(iov[1].iov_base, &out, sizeof(out));
-	return true;
+	return add;
 }
 
 int proto_decode_watch(const void *buf, size_t len, struct proto_watch *w)

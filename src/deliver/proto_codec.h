@@ -108,22 +108,28 @@ int proto_is_watch(const void *buf, size_t len);
 int proto_decode_watch(const void *buf, size_t len, struct proto_watch *w);
 
 /*
- * Parse a FUSE_INIT request as read from /dev/fuse: its unique and
- * whether the kernel offers FUSE_HAS_FSNOTIFY. Returns 0, -EPROTO if it
- * is another opcode, -EINVAL if it is truncated or its length is wrong.
+ * Parse a FUSE_INIT request as read from /dev/fuse: its unique and the
+ * 64 flag bits the kernel offers (flags2 only with FUSE_INIT_EXT).
+ * Returns 0, -EPROTO if it is another opcode, -EINVAL if it is truncated
+ * or its length is wrong.
  */
 int proto_decode_init(const void *buf, size_t len, uint64_t *unique,
-		      bool *offered);
+		      uint64_t *flags);
+
+/* FUSE_PASSTHROUGH (7.40), which Debian 12's linux/fuse.h predates. */
+#define PROTO_FUSE_PASSTHROUGH (1ULL << 37)
 
 /*
- * Turns the extension on in the INIT reply about to be written, iov[0]
- * the fuse_out_header and iov[1] the fuse_init_out (libfuse's layout):
- * adds FUSE_HAS_FSNOTIFY, in flags2, hence with FUSE_INIT_EXT. True if iov
- * is the successful reply to request init_unique and was changed; any
- * other message is left as it is.
+ * Turns flags of flags2 on in the INIT reply about to be written, iov[0]
+ * the fuse_out_header and iov[1] the fuse_init_out (libfuse's layout),
+ * hence with FUSE_INIT_EXT: FUSE_HAS_FSNOTIFY, and PROTO_FUSE_PASSTHROUGH
+ * with a max_stack_depth of 1 unless the reply asks for the writeback
+ * cache (the kernel takes no passthrough with it). Returns the flags
+ * added, 0 if iov is not the successful reply to request init_unique
+ * (it is then left as it is).
  */
-bool proto_accept_in_init_reply(struct iovec *iov, int count,
-				uint64_t init_unique);
+uint64_t proto_init_reply_add(struct iovec *iov, int count,
+			      uint64_t init_unique, uint64_t add);
 
 /* Encode a FUSE_FSNOTIFY request (for tests and fuzzing); frame length. */
 int proto_encode_watch(void *buf, size_t size, const struct proto_watch *w);

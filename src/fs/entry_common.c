@@ -11,6 +11,7 @@
 
 #include "fs_internal.h"
 #include "names_shown.h"
+#include "passthrough.h"
 #include "shed.h"
 
 int fs_stat_fd(int fd, struct stat *st)
@@ -70,9 +71,10 @@ void fs_reply_entry(fuse_req_t req, struct fs_inode *dir, const char *name,
 
 /*
  * As fs_reply_entry(), for an entry opened as fi (fh and flags set by the
- * caller): the open file takes a reference of its own. False if the
- * reply was not delivered: both references are dropped, and the caller
- * closes what fi->fh holds.
+ * caller, and counted by fs_passthrough_open()): the open file takes a
+ * reference of its own. False if the reply was not delivered: both
+ * references and the count are dropped, and the caller closes what
+ * fi->fh holds.
  */
 bool fs_reply_create(fuse_req_t req, struct fs_inode *dir, const char *name,
 		     struct fs_inode *child, const struct stat *st,
@@ -90,6 +92,7 @@ bool fs_reply_create(fuse_req_t req, struct fs_inode *dir, const char *name,
 			fs_shed_throttle(&fs->table, FS_SHED_THROTTLE_MS);
 		return true;
 	}
+	fs_passthrough_open_undo(child);
 	fs_inode_put(fs, child);
 	fs_table_forget(&fs->table, child->nodeid, 1);
 	return false;

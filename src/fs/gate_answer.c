@@ -12,6 +12,7 @@
 
 #include "fs_internal.h"
 #include "names_shown.h"
+#include "passthrough.h"
 
 /* The backing object (dir, name) if it is the one st describes. */
 static struct fs_inode *answer_real(struct fs *fs, struct fs_inode *dir,
@@ -83,6 +84,7 @@ void fs_answer_create_open(fuse_req_t req, struct fs_inode *dir,
 	fi->fh = FS_NO_FILE;
 	fi->direct_io = 1;
 	fi->noflush = 1;
+	fs_passthrough_open(child, FS_NO_FILE, fi);
 	fs_reply_create(req, dir, name, child, &st, fi);
 }
 

@@ -52,6 +52,10 @@ struct fs_inode {
 	bool ghost;		/* the tail is the ghost's attributes */
 	uint16_t type;		/* S_IFMT bits of st_mode */
 
+	/* Open files' io mode (passthrough.h), under that file's lock. */
+	int32_t io_opens;
+	int32_t backing_id;
+
 	/* Everything below is protected by the table lock. */
 	uint64_t nlookup;	/* references the kernel holds */
 	unsigned int refs;	/* references held while in use */

@@ -377,26 +377,30 @@ static void test_init(void)
 	unsigned char buf[sizeof(struct fuse_in_header) +
 			  sizeof(struct fuse_init_in)];
 	size_t full = sizeof(buf), old = sizeof(struct fuse_in_header) + 16;
-	uint64_t unique = 0;
-	bool offered = true;
+	uint64_t unique = 0, flags = 0;
 
-	init_frame(buf, full, FUSE_INIT_EXT | FUSE_HAS_FSNOTIFY);
-	CHECK("init: offered", !proto_decode_init(buf, full, &unique,
-	      &offered) && offered && unique == 5);
-	init_frame(buf, full, FUSE_HAS_FSNOTIFY);
+	init_frame(buf, full, FUSE_INIT_EXT | FUSE_HAS_FSNOTIFY |
+		   PROTO_FUSE_PASSTHROUGH);
+	CHECK("init: offered, flags2 included",
+	      !proto_decode_init(buf, full, &unique, &flags) &&
+	      flags == (FUSE_INIT_EXT | FUSE_HAS_FSNOTIFY |
+			PROTO_FUSE_PASSTHROUGH) && unique == 5);
+	init_frame(buf, full, FUSE_HAS_FSNOTIFY | FUSE_ASYNC_READ);
 	CHECK("init: flags2 ignored without FUSE_INIT_EXT",
-	      !proto_decode_init(buf, full, &unique, &offered) && !offered);
+	      !proto_decode_init(buf, full, &unique, &flags) &&
+	      flags == FUSE_ASYNC_READ);
 	init_frame(buf, old, FUSE_ASYNC_READ);
-	CHECK("init: short form of old kernels: not offered",
-	      !proto_decode_init(buf, old, &unique, &offered) && !offered);
+	CHECK("init: short form of old kernels: flags only",
+	      !proto_decode_init(buf, old, &unique, &flags) &&
+	      flags == FUSE_ASYNC_READ);
 	CHECK("init: truncated", proto_decode_init(buf, old - 1, &unique,
-	      &offered) == -EINVAL);
+	      &flags) == -EINVAL);
 	init_frame(buf, full, 0);
 	CHECK("init: length field disagrees", proto_decode_init(buf, old,
-	      &unique, &offered) == -EINVAL);
+	      &unique, &flags) == -EINVAL);
 	buf[4] = FUSE_LOOKUP;
 	CHECK("init: other opcode", proto_decode_init(buf, full, &unique,
-	      &offered) == -EPROTO);
+	      &flags) == -EPROTO);
 }
 
 static void test_accept_init_reply(void)
@@ -407,27 +411,47 @@ static void test_accept_init_reply(void)
 	struct fuse_init_out out = { .major = 7, .minor = 41,
 				     .flags = FUSE_ASYNC_READ };
 	struct iovec iov[2] = { { &oh, sizeof(oh) }, { &out, sizeof(out) } };
+	uint64_t both = FUSE_HAS_FSNOTIFY | PROTO_FUSE_PASSTHROUGH;
 
 	CHECK("init reply: other unique untouched",
-	      !proto_accept_in_init_reply(iov, 2, 6) &&
+	      !proto_init_reply_add(iov, 2, 6, both) &&
 	      out.flags == FUSE_ASYNC_READ && !out.flags2);
 	CHECK("init reply: no INIT seen yet (unique 0) untouched",
-	      !proto_accept_in_init_reply(iov, 2, 0) && !out.flags2);
+	      !proto_init_reply_add(iov, 2, 0, both) && !out.flags2);
 	oh.error = -EPROTO;
 	CHECK("init reply: error reply untouched",
-	      !proto_accept_in_init_reply(iov, 2, 5) && !out.flags2);
+	      !proto_init_reply_add(iov, 2, 5, both) && !out.flags2);
 	oh.error = 0;
 	iov[1].iov_len = 24;
 	CHECK("init reply: short fuse_init_out untouched",
-	      !proto_accept_in_init_reply(iov, 2, 5) && !out.flags2);
+	      !proto_init_reply_add(iov, 2, 5, both) && !out.flags2);
 	iov[1].iov_len = sizeof(out);
 	CHECK("init reply: header alone untouched",
-	      !proto_accept_in_init_reply(iov, 1, 5) && !out.flags2);
-	CHECK("init reply: accepted", proto_accept_in_init_reply(iov, 2, 5));
+	      !proto_init_reply_add(iov, 1, 5, both) && !out.flags2);
+	CHECK("init reply: remote fsnotify added",
+	      proto_init_reply_add(iov, 2, 5, FUSE_HAS_FSNOTIFY) ==
+	      FUSE_HAS_FSNOTIFY);
 	CHECK("init reply: flag in flags2, with FUSE_INIT_EXT, rest kept",
 	      out.flags == (FUSE_ASYNC_READ | FUSE_INIT_EXT) &&
 	      ((uint64_t)out.flags2 << 32) == FUSE_HAS_FSNOTIFY &&
-	      out.major == 7 && out.minor == 41);
+	      out.major == 7 && out.minor == 41 && !out.unused[0]);
+	out.flags2 = 0;
+	out.flags = FUSE_WRITEBACK_CACHE;
+	CHECK("init reply: no passthrough with the writeback cache",
+	      proto_init_reply_add(iov, 2, 5, both) == FUSE_HAS_FSNOTIFY &&
+	      ((uint64_t)out.flags2 << 32) == FUSE_HAS_FSNOTIFY &&
+	      !out.unused[0]);
+	out.flags2 = 0;
+	out.flags = 0;
+	CHECK("init reply: passthrough added, max_stack_depth 1",
+	      proto_init_reply_add(iov, 2, 5, PROTO_FUSE_PASSTHROUGH) ==
+	      PROTO_FUSE_PASSTHROUGH &&
+	      ((uint64_t)out.flags2 << 32) == PROTO_FUSE_PASSTHROUGH &&
+	      out.unused[0] == 1 && out.flags == FUSE_INIT_EXT);
+	out.flags2 = 0;
+	CHECK("init reply: other flags never added",
+	      proto_init_reply_add(iov, 2, 5, FUSE_ASYNC_READ) == 0 &&
+	      !out.flags2);
 }
 
 int main(void)

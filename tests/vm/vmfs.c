@@ -462,13 +462,12 @@ static void vmfs_handle_watch(int fd, const void *buf, size_t len)
 
 static void vmfs_note_init(const void *buf, size_t len)
 {
-	uint64_t unique;
-	bool offered;
+	uint64_t unique, flags;
 
-	if (proto_decode_init(buf, len, &unique, &offered))
+	if (proto_decode_init(buf, len, &unique, &flags))
 		return;
 	vmfs.init_unique = unique;
-	vmfs.offered = offered;
+	vmfs.offered = !!(flags & FUSE_HAS_FSNOTIFY);
 }
 
 static ssize_t vmfs_io_read(int fd, void *buf, size_t len, void *data)
@@ -497,7 +496,8 @@ static ssize_t vmfs_io_writev(int fd, struct iovec *iov, int count,
 
 	/* Add FUSE_HAS_FSNOTIFY to libfuse's INIT reply when asked to. */
 	if (vmfs.opts.fsnotify && vmfs.offered && !vmfs.on &&
-	    proto_accept_in_init_reply(iov, count, vmfs.init_unique))
+	    proto_init_reply_add(iov, count, vmfs.init_unique,
+				 FUSE_HAS_FSNOTIFY))
 		vmfs.on = true;
 	n = writev(fd, iov, count);
 	if (count < 1 || iov[0].iov_len < sizeof(oh))
