@@ -210,6 +210,7 @@ static int delivery_chain(struct delivery *d, const struct cli *cli,
 	    protocol_backend(d, cli, fs, fuse_fd, &d->backend) :
 	    replay_backend(d, cli, fs, pin, &d->backend))
 		return -1;
+	fs_passthrough_closes_taken();
 	d->pump = event_pump_start(d->watch, &sink,
 				   d->replay ? EVENT_PUMP_MAX_THREADS : 1);
 	return d->pump ? 0 : -1;

@@ -51,6 +51,14 @@ struct pt_closes {
 static struct pt_closes *closes;
 static size_t ncloses, closes_cap;
 static atomic_size_t nclosed;
+/* Only delivery reads host events, and so takes expected closes. */
+static atomic_bool closes_taken;
+
+/*
+ * Objects at most: each is a file open by a writer beside a reader, and
+ * past this many a writer's close goes unexpected (a duplicate event).
+ */
+#define PT_CLOSES_MAX 4096
 
 void fs_passthrough_want(bool want)
 {
@@ -124,6 +132,8 @@ static bool closes_expect(const struct rn_id *id)
 		c->n++;
 		return true;
 	}
+	if (ncloses == PT_CLOSES_MAX)
+		return false;
 	if (ncloses == closes_cap) {
 		more = realloc(closes, (closes_cap * 2 + 4) * sizeof(*more));
 		if (!more)
@@ -170,7 +180,8 @@ void fs_passthrough_open(struct fs_inode *in, int fd,
 	 * An object with no id cannot be told apart (a duplicate CLOSE_WRITE);
 	 * a replay's open (no fd) is ours, and so is its close.
 	 */
-	if (pass && !reads_only(fi) && fd >= 0 && rn_id_known(&in->id))
+	if (pass && !reads_only(fi) && fd >= 0 && rn_id_known(&in->id) &&
+	    atomic_load(&closes_taken))
 		reply.close_expected = closes_expect(&in->id);
 	pthread_mutex_unlock(&pt.lock);
 	reply.armed = pass;
@@ -202,6 +213,11 @@ void fs_passthrough_open_undo(struct fs_inode *in)
 	pthread_mutex_lock(&pt.lock);
 	closes_take(&in->id);
 	pthread_mutex_unlock(&pt.lock);
+}
+
+void fs_passthrough_closes_taken(void)
+{
+	atomic_store(&closes_taken, true);
 }
 
 bool fs_passthrough_backing_close(const struct rn_id *id)

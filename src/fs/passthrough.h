@@ -63,8 +63,11 @@ void fs_passthrough_release(struct fs_inode *in);
 
 /*
  * Is a host CLOSE_WRITE of object id the close of a backing file that
- * the kernel opened for a writer on the mount (see below)? Counts it.
+ * the kernel opened for a writer on the mount (see above)? Counts it.
+ * fs_passthrough_closes_taken(): the caller will ask this of every host
+ * CLOSE_WRITE from now on; until then no close is expected.
  */
+void fs_passthrough_closes_taken(void);
 bool fs_passthrough_backing_close(const struct rn_id *id);
 
 /*
