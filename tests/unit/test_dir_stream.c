@@ -13,10 +13,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "../lib/check.h"
+#include "../lib/many_names.h"
 #include "../../src/fs/dir_stream.h"
 
 CHECK_MAIN_DEFS;
@@ -24,34 +23,9 @@ CHECK_MAIN_DEFS;
 #define BIG_N 2000
 #define SMALL_N 5
 #define AGAIN_N 300
+#define NAME_SPREAD 201	/* names of 5 to 205 bytes */
 
 static char top[64];
-
-/* Name i: "f" and i in four digits, then i % 201 x's. */
-static void name_of(char *buf, int i)
-{
-	int n = snprintf(buf, NAME_MAX + 1, "f%04d", i);
-
-	memset(buf + n, 'x', i % 201);
-	buf[n + i % 201] = '\0';
-}
-
-static bool make_dir(const char *dir, int n)
-{
-	char path[PATH_MAX], name[NAME_MAX + 1];
-	int i, fd;
-
-	if (mkdir(dir, 0755))
-		return false;
-	for (i = 0; i < n; i++) {
-		name_of(name, i);
-		snprintf(path, sizeof(path), "%s/%s", dir, name);
-		fd = open(path, O_CREAT | O_WRONLY | O_EXCL, 0644);
-		if (fd < 0 || close(fd))
-			return false;
-	}
-	return true;
-}
 
 static struct dir_stream *open_stream(const char *dir)
 {
@@ -63,14 +37,12 @@ static struct dir_stream *open_stream(const char *dir)
 /* Is de name i of a directory of n, not seen before? Marks it seen. */
 static bool fresh(const struct dirent64 *de, bool *seen, int n)
 {
-	char want[NAME_MAX + 1];
-	int i;
+	int i = many_name_index(de->d_name, 'f', n, NAME_SPREAD);
 
-	if (sscanf(de->d_name, "f%4d", &i) != 1 || i < 0 || i >= n || seen[i])
+	if (i < 0 || seen[i])
 		return false;
-	name_of(want, i);
 	seen[i] = true;
-	return !strcmp(want, de->d_name);
+	return true;
 }
 
 /*
@@ -216,7 +188,8 @@ int main(void)
 	snprintf(small, sizeof(small), "%s/small", top);
 	snprintf(file, sizeof(file), "%s/small/f0000", top);
 	CHECK("dir_stream: directories made",
-	      make_dir(big, BIG_N) && make_dir(small, SMALL_N));
+	      many_names_make(big, 'f', BIG_N, NAME_SPREAD) &&
+	      many_names_make(small, 'f', SMALL_N, NAME_SPREAD));
 	check_big(big);
 	check_small(small);
 	check_not_dir(file);
