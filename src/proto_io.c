@@ -106,8 +106,9 @@ static void answer_init(int fd, struct iovec *iov, int count)
 	if (fs_passthrough_wanted())
 		want |= PROTO_FUSE_PASSTHROUGH;
 	want &= pio.offered;
-	added = proto_init_reply_add(iov, count, pio.init_unique, want);
-	/* Nothing to add: the first reply after INIT is INIT's. */
+	/* Nothing to add: the first reply after INIT is INIT's, untouched. */
+	added = want ? proto_init_reply_add(iov, count, pio.init_unique,
+					    want) : 0;
 	if (want && !added)
 		return;
 	atomic_store(&pio.init_answered, true);

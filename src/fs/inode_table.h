@@ -52,7 +52,7 @@ struct fs_inode {
 	bool ghost;		/* the tail is the ghost's attributes */
 	uint16_t type;		/* S_IFMT bits of st_mode */
 
-	/* Open files' io mode (passthrough.h), under that file's lock. */
+	/* Open files' io mode, under passthrough.c's lock (passthrough.h). */
 	int32_t io_opens;
 	int32_t backing_id;
 

@@ -13,7 +13,7 @@
 
 #include "passthrough.h"
 
-/* Linux 7.40 ABI that Debian 12's linux/fuse.h predates. */
+/* FUSE 7.40 (Linux 6.9) ABI that Debian 12's linux/fuse.h predates. */
 #define PT_FOPEN_PASSTHROUGH (1U << 7)
 struct pt_backing_map {
 	int32_t fd;
@@ -41,7 +41,8 @@ static __thread struct {
 /*
  * Objects whose backing file the kernel opened for a writer that joined
  * passthrough, and how many closes of it are still to come; under
- * pt.lock, nclosed read without it to skip the lock when there are none.
+ * pt.lock, but ncloses is read without it to skip the lock when there
+ * are none.
  */
 struct pt_closes {
 	struct rn_id id;
@@ -49,8 +50,8 @@ struct pt_closes {
 };
 
 static struct pt_closes *closes;
-static size_t ncloses, closes_cap;
-static atomic_size_t nclosed;
+static atomic_size_t ncloses;
+static size_t closes_cap;
 /* Only delivery reads host events, and so takes expected closes. */
 static atomic_bool closes_taken;
 
@@ -142,7 +143,6 @@ static bool closes_expect(const struct rn_id *id)
 		closes_cap = closes_cap * 2 + 4;
 	}
 	closes[ncloses++] = (struct pt_closes){ .id = *id, .n = 1 };
-	atomic_store(&nclosed, ncloses);
 	return true;
 }
 
@@ -152,10 +152,8 @@ static bool closes_take(const struct rn_id *id)
 
 	if (!c)
 		return false;
-	if (!--c->n) {
+	if (!--c->n)
 		*c = closes[--ncloses];
-		atomic_store(&nclosed, ncloses);
-	}
 	return true;
 }
 
@@ -224,7 +222,7 @@ bool fs_passthrough_backing_close(const struct rn_id *id)
 {
 	bool taken;
 
-	if (!atomic_load(&nclosed) || !rn_id_known(id))
+	if (!atomic_load(&ncloses) || !rn_id_known(id))
 		return false;
 	pthread_mutex_lock(&pt.lock);
 	taken = closes_take(id);
