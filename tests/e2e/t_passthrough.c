@@ -14,17 +14,25 @@
  *  - a remote change is read through a reader opened before it;
  *  - a watcher on the mount gets exactly the local OPEN, ACCESS and
  *    CLOSE_NOWRITE of a read, and OPEN, MODIFY and CLOSE_WRITE of a
- *    write beside a reader: nothing doubled, nothing remote.
+ *    write beside a reader: nothing doubled, nothing remote;
+ *  - an overlayfs with its lower layer in the mount reads a file, and a
+ *    remote change to it; with passthrough the mount counts as one level
+ *    of stacking (docs/rnotifyfs.8), so an overlayfs on that overlayfs
+ *    is refused (EINVAL), and taken without passthrough.
  *
  * A kernel whose configuration cannot be read counts as one without
  * passthrough: a server that uses it then fails the check.
  */
+#include <errno.h>
 #include <fcntl.h>
-#include <stdlib.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -224,6 +232,117 @@ static void check_events(void)
 	e2e_reader_free(r);
 }
 
+/* dir/{upper,work,mnt}, made; false if one could not be. */
+static bool overlay_dirs(const char *dir)
+{
+	static const char *const sub[] = { "upper", "work", "mnt" };
+	char path[PATH_MAX];
+	size_t i;
+
+	if (mkdir(dir, 0755))
+		return false;
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, sub[i]);
+		if (mkdir(path, 0755))
+			return false;
+	}
+	return true;
+}
+
+/* An overlayfs on dir/mnt with lower as its lower layer: 0 or -errno. */
+static int overlay_mount(const char *dir, const char *lower)
+{
+	char opts[3 * PATH_MAX], mnt[PATH_MAX];
+
+	if (!overlay_dirs(dir))
+		return -errno;
+	snprintf(opts, sizeof(opts),
+		 "lowerdir=%s,upperdir=%s/upper,workdir=%s/work",
+		 lower, dir, dir);
+	snprintf(mnt, sizeof(mnt), "%s/mnt", dir);
+	return mount("overlay", mnt, "overlay", 0, opts) ? -errno : 0;
+}
+
+static void overlay_umount(const char *dir)
+{
+	char mnt[PATH_MAX];
+
+	snprintf(mnt, sizeof(mnt), "%s/mnt", dir);
+	umount2(mnt, MNT_DETACH);
+}
+
+static bool overlay_reads(const char *dir, const char *want)
+{
+	char path[PATH_MAX];
+	int fd;
+	bool ok;
+
+	snprintf(path, sizeof(path), "%s/mnt/g", dir);
+	fd = open(path, O_RDONLY);
+	ok = fd >= 0 && reads(fd, 0, want);
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* An overlayfs on the overlayfs one: refused only with passthrough on. */
+static void check_stacked(const char *one, const char *two)
+{
+	char lower[PATH_MAX];
+	int ret;
+
+	snprintf(lower, sizeof(lower), "%s/mnt", one);
+	ret = overlay_mount(two, lower);
+	if (!e2e_native() && passthrough_expected())
+		CHECK("passthrough: an overlayfs on the mount's overlayfs is refused",
+		      ret == -EINVAL);
+	else
+		CHECK("passthrough: off: an overlayfs on the mount's overlayfs mounts",
+		      ret == 0);
+	if (!ret)
+		overlay_umount(two);
+}
+
+/* one: an overlayfs on MNT/p, mounted. */
+static void check_overlay_on(const char *one, const char *two)
+{
+	struct e2e_op ops[] = { OP_OVERWRITE("p/g", "second"), OP_END };
+
+	CHECK("passthrough: the overlayfs reads a file of the mount",
+	      overlay_reads(one, "remote"));
+	CHECK("passthrough: remote change made", !e2e_remote("", ops));
+	e2e_sync();
+	CHECK("passthrough: the overlayfs reads the remote change",
+	      overlay_reads(one, "second"));
+	check_stacked(one, two);
+}
+
+static void check_overlay(void)
+{
+	char top[] = "/tmp/rnotify-ovl.XXXXXX", one[64], two[64], rm[64];
+	int ret;
+
+	if (!mkdtemp(top)) {
+		e2e_fail("passthrough: overlay dirs", "mkdtemp failed");
+		return;
+	}
+	snprintf(one, sizeof(one), "%s/one", top);
+	snprintf(two, sizeof(two), "%s/two", top);
+	ret = overlay_mount(one, e2e_mpath("p"));
+	if (ret == -ENODEV) {
+		e2e_info("passthrough: no overlayfs in this kernel: not checked");
+	} else {
+		CHECK("passthrough: an overlayfs on the mount mounts", !ret);
+		if (!ret) {
+			check_overlay_on(one, two);
+			overlay_umount(one);
+		}
+	}
+	snprintf(rm, sizeof(rm), "rm -rf %s", top);
+	if (system(rm))
+		e2e_info("passthrough: %s failed", rm);
+}
+
 int main(void)
 {
 	struct e2e_op mk[] = { OP_MKDIR("p"), OP_END };
@@ -242,5 +361,6 @@ int main(void)
 	check_mapping();
 	check_remote_change();
 	check_events();
+	check_overlay();
 	return check_exit();
 }
