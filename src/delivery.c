@@ -65,12 +65,17 @@ static void delivery_free(struct delivery *d)
 {
 	struct replay_stats st;
 
-	/* The thread replaying when told to stop drains the queue first. */
+	/* The thread replaying when told to stop ends after its event. */
+	replay_abandon(d->replay);
 	event_pump_stop(d->pump);
 	if (d->send)
 		send_free(d);
 	if (d->replay) {
 		replay_stop(d->replay, &st);
+		if (st.abandoned)
+			fuse_log(FUSE_LOG_INFO,
+				 "rnotifyfs: stopping: %lu remote events left unreplayed (the mount goes)\n",
+				 st.abandoned);
 		if (d->debug)
 			fuse_log(FUSE_LOG_INFO,
 				 "rnotifyfs: replayed %lu, skipped %lu, failed %lu, overflows %lu, backlogs on one CPU %lu\n",

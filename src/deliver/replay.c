@@ -12,8 +12,8 @@
  * Lifetime: replay_new() installs the gate; the pump's threads then call
  * replay_thread_init() (which waits for the FUSE loop to serve: the pump
  * threads may, the loop's own thread may not), replay_queue_event() and
- * replay_drained(). replay_stop() comes after the pump has stopped, while
- * the session still serves.
+ * replay_drained(). replay_abandon() comes before the pump stops, and
+ * replay_stop() after, while the session still serves.
  *
  * The replayer reaches the mount through its working directory
  * (mount_cwd.h), the mount root while it replays and "/" between its turns.
@@ -187,6 +187,10 @@ void replay_drained(void *arg)
 	atomic_store(&r->tid, replay_self());
 	/* r is the next holder's once take() says the queue is empty. */
 	while (event_queue_take(r->queue, &ev)) {
+		if (atomic_load(&r->abandon)) {
+			r->stats.abandoned++;
+			continue;
+		}
 		held |= hold_backlog(r, ++taken);
 		ret = mount_cwd_enter(&cwd);
 		replay_count(r, &ev, ret ? ret : replay_event(r, &ev));
@@ -201,6 +205,12 @@ void replay_drained(void *arg)
 		cpu_pin_release(r->pin);
 	if (overflowed)
 		overflow_log_flush(event_queue_dropped(r->queue), false);
+}
+
+void replay_abandon(struct replay *r)
+{
+	if (r)
+		atomic_store(&r->abandon, true);
 }
 
 void replay_stop(struct replay *r, struct replay_stats *st)

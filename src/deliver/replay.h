@@ -47,10 +47,19 @@ struct replay_stats {
 	unsigned long failed;	/* the VFS operation failed: caches dropped */
 	unsigned long overflows;
 	unsigned long held;	/* backlogs replayed on one CPU */
+	unsigned long abandoned; /* still queued when the server stopped */
 };
 
 /*
- * Once the pump is stopped (the queue is then drained): closes the files
+ * Before the pump stops: the turn in progress ends after its event, and
+ * what is still queued is dropped and counted (stats.abandoned). The
+ * mount is about to go: its watchers get IN_UNMOUNT, and a backlog of
+ * queue=N events would hold the stop for seconds to minutes.
+ */
+void replay_abandon(struct replay *r);
+
+/*
+ * Once the pump is stopped (the queue is then empty): closes the files
  * the replay holds open on the mount (the session must still serve),
  * fills *st if not NULL, removes the gate and frees r.
  */

@@ -78,6 +78,7 @@ struct replay {
 	uint64_t last_modified;		/* node of the last replay if a MODIFY */
 	struct replay_stale stale;	/* dirs the replay just done changed */
 	struct replay_stats stats;	/* replayer only until the pump stops */
+	atomic_bool abandon;		/* replay_abandon() was called */
 };
 
 /* replay_gate.c */

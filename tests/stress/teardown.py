@@ -17,10 +17,17 @@ the server's exit status or log fail a check.
   unmount_busy     unmount while thousands of remote changes are queued
                    for replay: unmount completes, the server exits 0
                    within a bound.
+  stop_busy        SIGTERM while thousands of remote changes are queued
+                   for replay (where a plain unmount is refused): the
+                   server exits 0 within a bound without replaying them
+                   all (it logs how many it left), the mount is gone and
+                   the watch ends with IN_IGNORED.
 Every scenario ends with the server stopped and its log free of
 sanitizer reports.
 """
 import os
+import re
+import signal
 import subprocess
 import sys
 import time
@@ -31,6 +38,7 @@ import rnfix  # noqa: E402
 SANITIZER = ("AddressSanitizer", "LeakSanitizer", "runtime error:",
              "UndefinedBehaviorSanitizer")
 BURST = 5000
+STOP_BURST = 20000
 
 
 class Watches:
@@ -139,10 +147,41 @@ def unmount_busy(chk, m):
              "before IGNORED")
 
 
+def stop_busy(chk, m):
+    """The server is stopped (SIGSTOP) while STOP_BURST files are made on
+    BACKING, then continued and sent SIGTERM at once: replaying them all
+    takes thousands of round trips, ending the turn after one takes a
+    signal's delivery."""
+    os.mkdir(m.bpath("d"))
+    m.sync()
+    w = Watches(m, ["d"])
+    os.kill(m.proc.pid, signal.SIGSTOP)
+    for i in range(STOP_BURST):
+        os.mknod(m.bpath(f"d/f{i}"))
+    os.kill(m.proc.pid, signal.SIGCONT)
+    t0 = time.monotonic()
+    chk.ok("server_exits_0", m.stop(timeout=15),
+           f"exit {m.proc.poll()}: {m.server_log()[-300:]}")
+    took = time.monotonic() - t0
+    chk.ok("unmounted", not rnfix.is_mounted(m.mnt), "still mounted")
+    got = []
+    ended = w.ino.wait_for(lambda e: e[1] & rnfix.IN_IGNORED, 5, got)
+    chk.ok("watch_ignored", ended, f"no IN_IGNORED after {len(got)} events")
+    creates = sum(1 for e in got if e[1] & rnfix.IN_CREATE)
+    said = re.search(r"stopping: (\d+) remote events left unreplayed",
+                     m.server_log())
+    left = int(said.group(1)) if said else 0
+    chk.ok("backlog_left", left > 0 and creates + left <= STOP_BURST,
+           f"{creates} CREATEs seen, {left} said left: "
+           f"{m.server_log()[-300:]}")
+    chk.info(f"{STOP_BURST} remote creates made; stopped in {took:.2f} s "
+             f"after {creates} of their CREATEs, {left} left in the queue")
+
+
 def main():
     server = sys.argv[1]
     failed = 0
-    for fn in (rmdir_watched, rename_watched, unmount_busy):
+    for fn in (rmdir_watched, rename_watched, unmount_busy, stop_busy):
         chk = rnfix.Checks(f"teardown/{fn.__name__}")
         m = rnfix.Mount(server, "teardown")
         if chk.ok("mount", m.start(), m.server_log()[-300:]):
