@@ -285,6 +285,8 @@ int proto_send_pushed(struct proto_send *s, uint64_t dir, const char *name,
  * with the child's entry only if the kernel asks for it (ENODATA: a
  * fanotify watcher needs the child itself, or the kernel holds the name
  * after all). A kernel without patch 15 refuses the name alone (EINVAL).
+ * A filesystem mark that wants the event is fanotify's, which the kernel
+ * always refuses the name alone for: then the entry goes at once.
  */
 static int send_child(struct proto_send *s, const struct proto_node *dir,
 		      const struct rn_event *ev, uint32_t mask)
@@ -296,12 +298,15 @@ static int send_child(struct proto_send *s, const struct proto_node *dir,
 		.namelen = strlen(ev->name),
 		.name = ev->name,
 	};
-	int ret = proto_send_frame(s, &pe);
+	int ret;
 
-	s->stats.by_name++;
-	if (ret != -ENODATA && ret != -EINVAL)
-		return ret;
-	s->stats.with_entry++;
+	if (!fs_wants(s, mask)) {
+		ret = proto_send_frame(s, &pe);
+		s->stats.by_name++;
+		if (ret != -ENODATA && ret != -EINVAL)
+			return ret;
+		s->stats.with_entry++;
+	}
 	pe.mask = mask;
 	return proto_send_pushed(s, dir->id, ev->name, &ev->obj, &pe);
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <fcntl.h>
 #include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
@@ -39,25 +40,47 @@ static bool wait_mounted(pid_t pid, const char *mnt)
 	return false;
 }
 
-pid_t vm_server_start(const char *backing, const char *mnt,
-		      const char *opts)
+/* In the child: -d writes every request, and the stop's counts, to log. */
+static void exec_server(const char *backing, const char *mnt,
+			const char *opts, const char *log)
+{
+	int fd;
+
+	if (!log) {
+		execl("/bin/rnotifyfs", "rnotifyfs", "-f", "-o", opts,
+		      backing, mnt, (char *)NULL);
+		_exit(127);
+	}
+	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
+		_exit(126);
+	execl("/bin/rnotifyfs", "rnotifyfs", "-d", "-o", opts, backing, mnt,
+	      (char *)NULL);
+	_exit(127);
+}
+
+pid_t vm_server_start_logged(const char *backing, const char *mnt,
+			     const char *opts, const char *log)
 {
 	pid_t pid;
 
 	mkdir(backing, 0755);
 	mkdir(mnt, 0755);
 	pid = fork();
-	if (pid == 0) {
-		execl("/bin/rnotifyfs", "rnotifyfs", "-f", "-o", opts, backing,
-		      mnt, (char *)NULL);
-		_exit(127);
-	}
+	if (pid == 0)
+		exec_server(backing, mnt, opts, log);
 	if (pid > 0 && !wait_mounted(pid, mnt)) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		return -1;
 	}
 	return pid;
+}
+
+pid_t vm_server_start(const char *backing, const char *mnt,
+		      const char *opts)
+{
+	return vm_server_start_logged(backing, mnt, opts, NULL);
 }
 
 bool vm_server_stop(pid_t pid)

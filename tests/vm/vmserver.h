@@ -18,6 +18,10 @@
 pid_t vm_server_start(const char *backing, const char *mnt,
 		      const char *opts);
 
+/* The same with -d, its standard error written to the file log. */
+pid_t vm_server_start_logged(const char *backing, const char *mnt,
+			     const char *opts, const char *log);
+
 /* SIGTERM; true if it exited 0 within the bound (it unmounts itself). */
 bool vm_server_stop(pid_t pid);
 
