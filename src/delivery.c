@@ -61,6 +61,14 @@ static void send_free(struct delivery *d)
 			 st.with_entry);
 }
 
+/*
+ * What the host's fanotify queue may hold unread while the replay queue is
+ * full (FIONREAD bytes: about 100 a short event, a little more in kernel
+ * memory, charged to our cgroup): some 650,000 events, as many again as
+ * the default queue=N holds.
+ */
+#define HOST_UNREAD_MAX ((size_t)64 << 20)
+
 static void delivery_free(struct delivery *d)
 {
 	struct replay_stats st;
@@ -74,7 +82,7 @@ static void delivery_free(struct delivery *d)
 		replay_stop(d->replay, &st);
 		if (st.abandoned)
 			fuse_log(FUSE_LOG_INFO,
-				 "rnotifyfs: stopping: %lu remote events left unreplayed (the mount goes)\n",
+				 "rnotifyfs: stopping: %lu queued remote events left unreplayed (the mount goes)\n",
 				 st.abandoned);
 		if (d->debug)
 			fuse_log(FUSE_LOG_INFO,
@@ -101,6 +109,10 @@ static int replay_backend(struct delivery *d, const struct cli *cli,
 	d->queue = event_queue_new(cli->queue_size);
 	if (!d->queue)
 		return -1;
+	/* A burst past the queue then waits in the host's, and is not lost. */
+	if (watch_keeps_unread(d->watch))
+		event_queue_wait_for_room(d->queue, watch_fd(d->watch),
+					  HOST_UNREAD_MAX);
 	d->replay = replay_new(fs, d->queue, cli->mountpoint, pin);
 	if (!d->replay)
 		return -1;

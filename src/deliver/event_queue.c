@@ -29,6 +29,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -60,9 +62,15 @@ struct queue_record {
 /* About 20,000 short events: more than a lone change's backlog. */
 #define QUEUE_KEEP ((size_t)1 << 20)
 #define OVERFLOW_SIZE record_size(RN_EV_OVERFLOW, 0, 0)
+/* How often a producer waiting for room asks how much the host holds. */
+#define WAIT_TICK_MS 20
 
 struct event_queue {
 	pthread_mutex_t lock;
+	pthread_cond_t room;	/* half the ring free again, or no consumer */
+	int host_fd;		/* event_queue_wait_for_room()'s, or -1 */
+	size_t host_max;	/* bytes the host may hold unread */
+	int waiting;		/* producers waiting for room */
 	unsigned char *buf;
 	size_t size;
 	size_t head;
@@ -87,6 +95,7 @@ static size_t record_size(enum rn_event_kind kind, size_t len, size_t len2)
 struct event_queue *event_queue_new(size_t capacity)
 {
 	struct event_queue *q = calloc(1, sizeof(*q));
+	pthread_condattr_t attr;
 
 	if (!q)
 		return NULL;
@@ -100,7 +109,21 @@ struct event_queue *event_queue_new(size_t capacity)
 		return NULL;
 	}
 	pthread_mutex_init(&q->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&q->room, &attr);
+	pthread_condattr_destroy(&attr);
+	q->host_fd = -1;
 	return q;
+}
+
+void event_queue_wait_for_room(struct event_queue *q, int host_fd,
+			       size_t host_max)
+{
+	pthread_mutex_lock(&q->lock);
+	q->host_fd = host_fd;
+	q->host_max = host_max;
+	pthread_mutex_unlock(&q->lock);
 }
 
 void event_queue_free(struct event_queue *q)
@@ -108,6 +131,7 @@ void event_queue_free(struct event_queue *q)
 	if (!q)
 		return;
 	pthread_mutex_destroy(&q->lock);
+	pthread_cond_destroy(&q->room);
 	munmap(q->buf, q->size);
 	free(q);
 }
@@ -215,6 +239,58 @@ static bool fits(struct event_queue *q, const struct rn_event *ev)
 	return room_for(q, need, &skip) >= 0;
 }
 
+/*
+ * Does the host hold its share? Its FIONREAD walks its whole queue, so it
+ * is asked only of a full queue, every WAIT_TICK_MS at most. A host that
+ * cannot say counts as full: the push then drops.
+ */
+static bool host_full(int host_fd, size_t host_max)
+{
+	int pending;
+
+	return ioctl(host_fd, FIONREAD, &pending) || pending < 0 ||
+	       (size_t)pending >= host_max;
+}
+
+/* Until a consumer frees half the ring, or WAIT_TICK_MS pass. */
+static void wait_a_tick(struct event_queue *q)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_nsec += WAIT_TICK_MS * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	q->waiting++;
+	pthread_cond_timedwait(&q->room, &q->lock, &until);
+	q->waiting--;
+}
+
+bool event_queue_room(struct event_queue *q, const struct rn_event *ev)
+{
+	bool room = true, host_is_full;
+
+	pthread_mutex_lock(&q->lock);
+	while (q->host_fd >= 0 && !fits(q, ev)) {
+		pthread_mutex_unlock(&q->lock);
+		host_is_full = host_full(q->host_fd, q->host_max);
+		pthread_mutex_lock(&q->lock);
+		/* A host past its share: the push drops, as without waiting. */
+		if (host_is_full || fits(q, ev))
+			break;
+		/* Only a consumer makes room: without one, the caller must. */
+		if (!q->consuming) {
+			room = false;
+			break;
+		}
+		wait_a_tick(q);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return room;
+}
+
 bool event_queue_push(struct event_queue *q, const struct rn_event *ev)
 {
 	struct rn_event ovf = { .kind = RN_EV_OVERFLOW };
@@ -317,6 +393,13 @@ bool event_queue_take(struct event_queue *q, struct rn_event *ev)
 		q->consuming = false;
 		got = false;
 	}
+	/*
+	 * A waiting producer is woken when half the ring is free, not at
+	 * each event: then it queues a whole read of the host at once,
+	 * instead of trading the CPU with the consumer event by event.
+	 */
+	if (q->waiting && (!q->consuming || q->used <= q->size / 2))
+		pthread_cond_broadcast(&q->room);
 	pthread_mutex_unlock(&q->lock);
 	return got;
 }

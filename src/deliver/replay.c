@@ -91,6 +91,11 @@ void replay_queue_event(void *arg, const struct rn_event *ev)
 {
 	struct replay *r = arg;
 
+	if (atomic_load(&r->abandon))
+		return;		/* stopping: the rest of the read goes too */
+	/* Full, and nobody replays: this thread does, then queues. */
+	while (!event_queue_room(r->queue, ev))
+		replay_drained(r);
 	event_queue_push(r->queue, ev);
 }
 

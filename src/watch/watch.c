@@ -112,6 +112,11 @@ const char *watch_backend_name(const struct watch *w)
 	return w->fan ? "fanotify" : "inotify";
 }
 
+bool watch_keeps_unread(const struct watch *w)
+{
+	return w->fan;
+}
+
 int watch_fd(const struct watch *w)
 {
 	return w->fan ? fan_watch_fd(w->fan) : ino_watch_fd(w->ino);

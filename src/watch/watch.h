@@ -54,6 +54,13 @@ void watch_close(struct watch *w);
 /* Which backend was chosen: "fanotify" or "inotify". */
 const char *watch_backend_name(const struct watch *w);
 
+/*
+ * Does the host keep the events not read yet, however many (fanotify's
+ * FAN_UNLIMITED_QUEUE, until its memory runs out: then an overflow)?
+ * inotify's queue is bounded: its reader had better read.
+ */
+bool watch_keeps_unread(const struct watch *w);
+
 /* Poll this for POLLIN. */
 int watch_fd(const struct watch *w);
 

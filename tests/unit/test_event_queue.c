@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The delivery queue: order, overflow marking, the consumer's role,
- * compact records, a look at the next event, the memory a burst used.
+ * compact records, a look at the next event, the memory a burst used,
+ * producers that wait for room.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -191,39 +192,54 @@ static void test_role(void)
 	event_queue_free(q);
 }
 
+#define PRODUCER_PUSHES 50000
+
 struct producer {
 	struct event_queue *q;
 	pthread_mutex_t *order;	/* pushes in one order, as the pump's */
 	int seq;		/* number of the next event pushed */
 	long pushed;
 	long taken;
+	long overflows;
 	int last_seen;		/* number of the last event taken */
 	bool in_order;
 };
 
-/* As a pump thread: push, then take the role if free and drain. */
+/* Takes the role if free and drains, as replay_drained(). */
+static void drain(struct producer *p)
+{
+	struct rn_event ev;
+	int seen;
+
+	if (!event_queue_claim(p->q))
+		return;
+	while (event_queue_take(p->q, &ev)) {
+		if (ev.kind == RN_EV_OVERFLOW) {
+			p->overflows++;
+			continue;
+		}
+		/* The role's holder alone writes these. */
+		sscanf(ev.name, "f%d", &seen);
+		p->in_order &= seen > p->last_seen;
+		p->last_seen = seen;
+		p->taken++;
+	}
+}
+
+/* As a pump thread: push (after room, as replay_queue_event()), drain. */
 static void *producer(void *arg)
 {
 	struct producer *p = arg;
 	struct rn_event ev;
-	int seen;
 
-	for (int i = 0; i < 50000; i++) {
+	for (int i = 0; i < PRODUCER_PUSHES; i++) {
 		pthread_mutex_lock(p->order);
 		ev = named(RN_EV_MODIFY, p->seq++);
+		while (!event_queue_room(p->q, &ev))
+			drain(p);
 		p->pushed += event_queue_push(p->q, &ev);
 		pthread_mutex_unlock(p->order);
-		if (!event_queue_claim(p->q))
-			continue;
-		while (event_queue_take(p->q, &ev)) {
-			if (ev.kind == RN_EV_OVERFLOW)
-				continue;
-			/* The role's holder alone writes these. */
-			sscanf(ev.name, "f%d", &seen);
-			p->in_order &= seen > p->last_seen;
-			p->last_seen = seen;
-			p->taken++;
-		}
+		drain(p);
 	}
 	return NULL;
 }
@@ -242,6 +258,49 @@ static void test_threads(void)
 	CHECK("two threads pushing and taking turns: each event taken once",
 	      p.taken == p.pushed && !event_queue_claim(p.q));
 	CHECK("turns keep the order of the pushes", p.in_order);
+	event_queue_free(p.q);
+}
+
+/*
+ * As for fanotify, whose host queue keeps what is not read (a pipe stands
+ * for it: FIONREAD says how much it holds): two threads pushing through
+ * a small queue and taking turns lose nothing, a push waiting for the
+ * consumer, or consuming itself when nobody does; with no consumer a full
+ * queue says so rather than wait for ever; once the host holds its share,
+ * a producer stops waiting and its event is dropped.
+ */
+static void test_wait_for_room(void)
+{
+	pthread_mutex_t order = PTHREAD_MUTEX_INITIALIZER;
+	struct producer p = { .q = event_queue_new(4), .order = &order,
+			      .last_seen = -1, .in_order = true };
+	struct rn_event ev = named(RN_EV_CREATE, 0);
+	char host[8192] = "";
+	int n = 0, fds[2];
+	pthread_t t[2];
+
+	if (pipe(fds))
+		return;
+	event_queue_wait_for_room(p.q, fds[0], sizeof(host));
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, producer, &p);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	CHECK("waiting for room: every push queued and taken, none lost",
+	      p.pushed == 2 * PRODUCER_PUSHES && p.taken == p.pushed &&
+	      !p.overflows);
+	CHECK("waiting for room: in the order of the pushes", p.in_order);
+	while (n < 1000 && event_queue_room(p.q, &ev) &&
+	       event_queue_push(p.q, &ev))
+		n++;
+	CHECK("waiting for room: with no consumer a full queue says so",
+	      n > 0 && n < 1000 && !event_queue_room(p.q, &ev));
+	event_queue_claim(p.q);
+	CHECK("waiting for room: a host holding its share ends it",
+	      write(fds[1], host, sizeof(host)) == sizeof(host) &&
+	      event_queue_room(p.q, &ev) && !event_queue_push(p.q, &ev));
+	close(fds[0]);
+	close(fds[1]);
 	event_queue_free(p.q);
 }
 
@@ -296,6 +355,7 @@ int main(void)
 	test_peek();
 	test_role();
 	test_threads();
+	test_wait_for_room();
 	test_release();
 	CHECK("queue refuses a capacity below 2", !event_queue_new(1));
 	return check_exit();
