@@ -29,11 +29,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../mono_wait.h"
 #include "event_queue.h"
 
 /*
@@ -95,7 +95,6 @@ static size_t record_size(enum rn_event_kind kind, size_t len, size_t len2)
 struct event_queue *event_queue_new(size_t capacity)
 {
 	struct event_queue *q = calloc(1, sizeof(*q));
-	pthread_condattr_t attr;
 
 	if (!q)
 		return NULL;
@@ -109,10 +108,7 @@ struct event_queue *event_queue_new(size_t capacity)
 		return NULL;
 	}
 	pthread_mutex_init(&q->lock, NULL);
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&q->room, &attr);
-	pthread_condattr_destroy(&attr);
+	mono_cond_init(&q->room);
 	q->host_fd = -1;
 	return q;
 }
@@ -257,12 +253,7 @@ static void wait_a_tick(struct event_queue *q)
 {
 	struct timespec until;
 
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_nsec += WAIT_TICK_MS * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	mono_deadline(&until, WAIT_TICK_MS * 1000000L);
 	q->waiting++;
 	pthread_cond_timedwait(&q->room, &q->lock, &until);
 	q->waiting--;

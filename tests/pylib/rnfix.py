@@ -10,6 +10,7 @@ server, unmounts whatever is left and removes the tree. Every wait is a
 poll of a condition with a bound, never a bare sleep.
 """
 import atexit
+import contextlib
 import ctypes
 import errno
 import json
@@ -311,6 +312,16 @@ class Mount:
                 return f.read().decode(errors="replace")
         except OSError:
             return ""
+
+    @contextlib.contextmanager
+    def paused(self):
+        """The server stopped (SIGSTOP) for the block, continued after it
+        whatever happens: changes made meanwhile queue up on the host."""
+        os.kill(self.proc.pid, signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            os.kill(self.proc.pid, signal.SIGCONT)
 
     def stop(self, timeout=5):
         """SIGTERM; True if the server exited 0 within timeout."""

@@ -30,7 +30,6 @@ On a machine with one CPU a held thread and a thread at home look alike:
 only the events are checked.
 """
 import os
-import signal
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "pylib"))
@@ -75,22 +74,16 @@ def read_creates(ino, want, names):
 
 def make_backlog(m):
     """FILES remote creates queued while the server is stopped."""
-    os.kill(m.proc.pid, signal.SIGSTOP)
-    try:
+    with m.paused():
         for i in range(FILES):
             os.mknod(m.bpath(f"d/f{i:04d}"))
-    finally:
-        os.kill(m.proc.pid, signal.SIGCONT)
 
 
 def held_now(m, home):
     """The server's threads' CPUs, read with it stopped, and whether at
     least two are held on one CPU, the same one."""
-    os.kill(m.proc.pid, signal.SIGSTOP)
-    try:
+    with m.paused():
         now = cpus(m.proc.pid)
-    finally:
-        os.kill(m.proc.pid, signal.SIGCONT)
     ones = [c for c in now.values() if c != home]
     return now, (len(ones) >= 2 and len(set(ones)) == 1
                  and single(ones[0]))
@@ -131,15 +124,12 @@ def check_home(chk, m, home):
 
 def write_files(m):
     """WRITTEN written and WRITTEN empty files, made while stopped."""
-    os.kill(m.proc.pid, signal.SIGSTOP)
-    try:
+    with m.paused():
         for i in range(WRITTEN):
             with open(m.bpath(f"w/full{i:03d}"), "wb") as f:
                 f.write(f"content {i}\n".encode())
             os.close(os.open(m.bpath(f"w/empty{i:03d}"),
                              os.O_CREAT | os.O_WRONLY, 0o644))
-    finally:
-        os.kill(m.proc.pid, signal.SIGCONT)
 
 
 def written_events():

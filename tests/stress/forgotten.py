@@ -37,7 +37,6 @@ the replayer choosing the node and its syscall (the replayer holds the
 object open for that; only the churn load under drop_caches shows it).
 """
 import os
-import signal
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "pylib"))
@@ -131,14 +130,11 @@ def one_case(chk, m, ino, case, forget):
     f = m.bpath(f"d/{name}")
     if early:
         create(chk, m, ino, name, forget)
-    os.kill(m.proc.pid, signal.SIGSTOP)
-    try:
+    with m.paused():
         if not early:
             os.mknod(f, 0o644)
         change(f)
         end(f)
-    finally:
-        os.kill(m.proc.pid, signal.SIGCONT)
     ok, seen = m.collect(ino, "d", BOUND)
     chk.ok(f"{name}/sentinel", ok, "the sentinel's CREATE was not read")
     got = [(e[1] & ~IN_CLOSE_WRITE, e[3].decode()) for e in seen

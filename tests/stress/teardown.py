@@ -27,7 +27,6 @@ sanitizer reports.
 """
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -156,10 +155,9 @@ def stop_busy(chk, m):
     os.mkdir(m.bpath("d"))
     m.sync()
     w = Watches(m, ["d"])
-    os.kill(m.proc.pid, signal.SIGSTOP)
-    for i in range(STOP_BURST):
-        os.mknod(m.bpath(f"d/f{i}"))
-    os.kill(m.proc.pid, signal.SIGCONT)
+    with m.paused():
+        for i in range(STOP_BURST):
+            os.mknod(m.bpath(f"d/f{i}"))
     got = []
     chk.ok("replay_started", w.ino.wait_for(
         lambda e: e[1] & rnfix.IN_CREATE, 10, got), f"{got[:3]}")

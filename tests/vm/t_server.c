@@ -44,15 +44,6 @@ CHECK_MAIN_DEFS;
 static pid_t server;
 static int in_dir;
 
-static bool put(const char *path, const char *text, int flags)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | flags, 0644);
-	bool ok = fd >= 0 && write(fd, text, strlen(text)) ==
-			     (ssize_t)strlen(text);
-
-	return !close(fd) && ok;
-}
-
 static bool reads(const char *path, const char *want)
 {
 	char buf[64] = "";
@@ -114,7 +105,7 @@ static void test_add_watch_waits(void)
 	      add_with_server_stopped(add_root_watch, in_dir, &waited) >= 0);
 	CHECK("add watch: inotify_add_watch waited for the stopped server",
 	      waited);
-	CHECK("add watch: remote write of aw", put(B "/aw", "x", 0));
+	CHECK("add watch: remote write of aw", vm_put(B "/aw", "x", 0));
 	CHECK("add watch: CREATE aw", vm_inotify_expect(in_dir, IN_CREATE,
 	      "aw", NULL));
 	CHECK("add watch: MODIFY aw", vm_inotify_expect(in_dir, IN_MODIFY,
@@ -157,7 +148,7 @@ static void test_dnotify_waits(void)
 	CHECK("dnotify: F_NOTIFY set",
 	      add_with_server_stopped(add_dnotify, fd, &waited) == 0);
 	CHECK("dnotify: F_NOTIFY waited for the stopped server", waited);
-	CHECK("dnotify: remote create of dn/dx", put(B "/dn/dx", "", 0));
+	CHECK("dnotify: remote create of dn/dx", vm_put(B "/dn/dx", "", 0));
 	CHECK("dnotify: SIGRTMIN for dn's fd", vm_dnotify_signal(fd));
 	close(fd);
 	CHECK("dnotify: remote cleanup", !unlink(B "/dn/dx") &&
@@ -187,7 +178,7 @@ static void test_fan_rename(void)
 	/* SIGRTMIN is blocked (test_dnotify_waits), so it queues. */
 	CHECK("FAN_RENAME: dnotify DN_RENAME on rnd", fd >= 0 &&
 	      !vm_dnotify_arm(fd, DN_RENAME | DN_MULTISHOT));
-	CHECK("FAN_RENAME: remote write of rnd/r1", put(B "/rnd/r1", "x", 0));
+	CHECK("FAN_RENAME: remote write of rnd/r1", vm_put(B "/rnd/r1", "x", 0));
 	CHECK("FAN_RENAME: remote rename to rnd/r2",
 	      rename(B "/rnd/r1", B "/rnd/r2") == 0);
 	CHECK("FAN_RENAME: r1 -> r2 with r2's own fid",
@@ -274,7 +265,7 @@ static void test_create_write(void)
 	struct stat st;
 
 	CHECK("create: root attributes cached", stat(M, &st) == 0);
-	CHECK("create: remote write", put(B "/f1", "hello", O_TRUNC));
+	CHECK("create: remote write", vm_put(B "/f1", "hello", O_TRUNC));
 	CHECK("create: CREATE f1", vm_inotify_expect(in_dir, IN_CREATE, "f1",
 	      NULL));
 	CHECK("create: directory mtime fresh after CREATE",
@@ -286,7 +277,7 @@ static void test_create_write(void)
 	CHECK("create: the server holds no inode for f1",
 	      !server_holds(B "/f1"));
 	CHECK("create: content through the mount", reads(M "/f1", "hello"));
-	CHECK("append: remote", put(B "/f1", " world", O_APPEND));
+	CHECK("append: remote", vm_put(B "/f1", " world", O_APPEND));
 	CHECK("append: MODIFY f1", vm_inotify_expect(in_dir, IN_MODIFY, "f1",
 	      NULL));
 	CHECK("append: CLOSE_WRITE f1", vm_inotify_expect(in_dir,
@@ -314,7 +305,7 @@ static void test_push(void)
 	CHECK("push: fanotify FID filesystem mark", fan >= 0 &&
 	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
 			    FAN_CREATE | FAN_MODIFY, AT_FDCWD, M) == 0);
-	CHECK("push: remote create + write", put(B "/pf", "pushed", 0));
+	CHECK("push: remote create + write", vm_put(B "/pf", "pushed", 0));
 	CHECK("push: CREATE pf", vm_inotify_expect(in_dir, IN_CREATE, "pf",
 	      NULL));
 	CHECK("push: then MODIFY pf", vm_inotify_expect(in_dir, IN_MODIFY,
@@ -368,9 +359,9 @@ static void test_push_taken_over(bool fanotify)
 					   FAN_MARK_FILESYSTEM, FAN_MODIFY |
 					   FAN_CLOSE_WRITE, AT_FDCWD, M)));
 	CHECK("taken over: server stopped", stop(server));
-	CHECK("taken over: remote write of tk", put(B "/tk", "old", 0));
+	CHECK("taken over: remote write of tk", vm_put(B "/tk", "old", 0));
 	CHECK("taken over: remote tk.new renamed over tk",
-	      put(B "/tk.new", "new", 0) && !rename(B "/tk.new", B "/tk"));
+	      vm_put(B "/tk.new", "new", 0) && !rename(B "/tk.new", B "/tk"));
 	CHECK("taken over: server resumed", !kill(server, SIGCONT));
 	CHECK("taken over: CREATE tk", vm_inotify_expect(in_dir, IN_CREATE,
 	      "tk", NULL));
@@ -430,7 +421,7 @@ static void test_rename_unwatched(void)
 	uint32_t c1 = 0, c2 = 0;
 	struct stat st;
 
-	CHECK("unwatched: remote create u1", put(B "/u1", "", 0));
+	CHECK("unwatched: remote create u1", vm_put(B "/u1", "", 0));
 	CHECK("unwatched: CREATE u1", vm_inotify_expect(in_dir, IN_CREATE,
 	      "u1", NULL));
 	CHECK("unwatched: CLOSE_WRITE u1", vm_inotify_expect(in_dir,
@@ -470,7 +461,7 @@ static void unheld_dirs_unmarked(void)
 	CHECK("unheld dirs: remote n1/n2, p1/q1/mf, p1/q2", !mkdir(B "/n1", 0755) &&
 	      !mkdir(B "/n1/n2", 0755) && !mkdir(B "/p1", 0755) &&
 	      !mkdir(B "/p1/q1", 0755) && !mkdir(B "/p1/q2", 0755) &&
-	      put(B "/p1/q1/mf", "", 0));
+	      vm_put(B "/p1/q1/mf", "", 0));
 	CHECK("unheld dirs: CREATE,ISDIR n1", vm_inotify_expect(in_dir,
 	      IN_CREATE | IN_ISDIR, "n1", NULL));
 	CHECK("unheld dirs: CREATE,ISDIR p1", vm_inotify_expect(in_dir,
@@ -495,7 +486,7 @@ static void test_unheld_dirs(void)
 			    FAN_MOVED_TO | FAN_ONDIR, AT_FDCWD, M) == 0);
 	CHECK("unheld dirs: remote mkdir h1, h1/h2, h1/h2/f",
 	      !mkdir(B "/h1", 0755) && !mkdir(B "/h1/h2", 0755) &&
-	      put(B "/h1/h2/f", "", 0));
+	      vm_put(B "/h1/h2/f", "", 0));
 	CHECK("unheld dirs: FAN_CREATE,ONDIR h1 in the root",
 	      vm_fanotify_expect_dir(fan, FAN_CREATE | FAN_ONDIR, "h1", M));
 	CHECK("unheld dirs: FAN_CREATE,ONDIR h2 in h1",
@@ -530,7 +521,7 @@ static void test_rename_to_unheld(void)
 				O_RDONLY);
 
 	CHECK("rename to unheld: remote ra/x, rb", !mkdir(B "/ra", 0755) &&
-	      !mkdir(B "/rb", 0755) && put(B "/ra/x", "", 0));
+	      !mkdir(B "/rb", 0755) && vm_put(B "/ra/x", "", 0));
 	CHECK("rename to unheld: CREATE,ISDIR ra", vm_inotify_expect(in_dir,
 	      IN_CREATE | IN_ISDIR, "ra", NULL));
 	CHECK("rename to unheld: CREATE,ISDIR rb", vm_inotify_expect(in_dir,
@@ -591,7 +582,7 @@ static void test_fanotify_filesystem_mark(void)
 	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
 			    FAN_CREATE | FAN_DELETE | FAN_ONDIR, AT_FDCWD,
 			    M) == 0);
-	CHECK("fanotify: remote create", put(B "/fz", "", 0));
+	CHECK("fanotify: remote create", vm_put(B "/fz", "", 0));
 	CHECK("fanotify: FAN_CREATE fz", vm_fanotify_expect(fan, FAN_CREATE,
 	      "fz"));
 	CHECK("fanotify: remote unlink", unlink(B "/fz") == 0);

@@ -30,15 +30,6 @@ CHECK_MAIN_DEFS;
 #define LOG "/mnt/fsm_server.log"
 #define FAN_FID_NAME (FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_REPORT_FID)
 
-static bool put(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	bool ok = fd >= 0 && write(fd, text, strlen(text)) ==
-			     (ssize_t)strlen(text);
-
-	return !close(fd) && ok;
-}
-
 /* The stop's counts: by name, and of those refused and sent again. */
 static bool counts(unsigned long *by_name, unsigned long *again)
 {
@@ -60,7 +51,7 @@ static bool counts(unsigned long *by_name, unsigned long *again)
 
 static void test_events(int fan, int in)
 {
-	CHECK("fs mark: remote write of w", put(B "/w", "x"));
+	CHECK("fs mark: remote write of w", vm_put(B "/w", "x", O_TRUNC));
 	CHECK("fs mark: FAN_MODIFY w with w's own fid",
 	      vm_fanotify_expect_fid(fan, FAN_MODIFY, "w", M "/w"));
 	CHECK("fs mark: remote mknod of u",

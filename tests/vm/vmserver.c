@@ -83,6 +83,15 @@ pid_t vm_server_start(const char *backing, const char *mnt,
 	return vm_server_start_logged(backing, mnt, opts, NULL);
 }
 
+bool vm_put(const char *path, const char *text, int flags)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | flags, 0644);
+	bool ok = fd >= 0 && write(fd, text, strlen(text)) ==
+			     (ssize_t)strlen(text);
+
+	return !close(fd) && ok;
+}
+
 bool vm_server_stop(pid_t pid)
 {
 	int i, status;

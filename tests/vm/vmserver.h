@@ -22,6 +22,12 @@ pid_t vm_server_start(const char *backing, const char *mnt,
 pid_t vm_server_start_logged(const char *backing, const char *mnt,
 			     const char *opts, const char *log);
 
+/*
+ * A remote change: text written to path on the backing store in one
+ * write (open with O_WRONLY | O_CREAT | flags, 0644); true if it all went.
+ */
+bool vm_put(const char *path, const char *text, int flags);
+
 /* SIGTERM; true if it exited 0 within the bound (it unmounts itself). */
 bool vm_server_stop(pid_t pid);
 
