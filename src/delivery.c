@@ -82,7 +82,7 @@ static void delivery_free(struct delivery *d)
 		replay_stop(d->replay, &st);
 		if (st.abandoned)
 			fuse_log(FUSE_LOG_INFO,
-				 "rnotifyfs: stopping: %lu queued remote events left unreplayed (the mount goes)\n",
+				 "rnotifyfs: stopping: %lu remote events read and left unreplayed (the mount goes)\n",
 				 st.abandoned);
 		if (d->debug)
 			fuse_log(FUSE_LOG_INFO,

@@ -91,8 +91,11 @@ void replay_queue_event(void *arg, const struct rn_event *ev)
 {
 	struct replay *r = arg;
 
-	if (atomic_load(&r->abandon))
-		return;		/* stopping: the rest of the read goes too */
+	if (atomic_load(&r->abandon)) {
+		/* Stopping: the rest of the read goes too. */
+		atomic_fetch_add(&r->read_at_stop, 1);
+		return;
+	}
 	/* Full, and nobody replays: this thread does, then queues. */
 	while (!event_queue_room(r->queue, ev))
 		replay_drained(r);
@@ -225,6 +228,7 @@ void replay_stop(struct replay *r, struct replay_stats *st)
 	replay_writer_close_all(r);
 	if (r->stats.overflows)
 		overflow_log_flush(event_queue_dropped(r->queue), true);
+	r->stats.abandoned += atomic_load(&r->read_at_stop);
 	if (st)
 		*st = r->stats;
 	fs_set_gate(r->fs, NULL, NULL);

@@ -47,14 +47,15 @@ struct replay_stats {
 	unsigned long failed;	/* the VFS operation failed: caches dropped */
 	unsigned long overflows;
 	unsigned long held;	/* backlogs replayed on one CPU */
-	unsigned long abandoned; /* still queued when the server stopped */
+	unsigned long abandoned; /* read, not replayed when the server stopped */
 };
 
 /*
  * Before the pump stops: the turn in progress ends after its event, and
- * what is still queued is dropped and counted (stats.abandoned). The
- * mount is about to go: its watchers get IN_UNMOUNT, and a backlog of
- * queue=N events would hold the stop for seconds to minutes.
+ * what is still queued, or still being read from the host, is dropped and
+ * counted (stats.abandoned). The mount is about to go: its watchers get
+ * IN_UNMOUNT, and a backlog of queue=N events would hold the stop for
+ * seconds to minutes.
  */
 void replay_abandon(struct replay *r);
 

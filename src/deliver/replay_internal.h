@@ -79,6 +79,7 @@ struct replay {
 	struct replay_stale stale;	/* dirs the replay just done changed */
 	struct replay_stats stats;	/* replayer only until the pump stops */
 	atomic_bool abandon;		/* replay_abandon() was called */
+	atomic_ulong read_at_stop;	/* read after it: dropped at once */
 };
 
 /* replay_gate.c */

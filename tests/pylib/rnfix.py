@@ -316,8 +316,14 @@ class Mount:
     @contextlib.contextmanager
     def paused(self):
         """The server stopped (SIGSTOP) for the block, continued after it
-        whatever happens: changes made meanwhile queue up on the host."""
+        whatever happens: changes made meanwhile queue up on the host.
+        SIGSTOP only starts the stop: until each thread has stopped, a
+        pump thread may still read the block's first change."""
         os.kill(self.proc.pid, signal.SIGSTOP)
+        if not wait_until(lambda: all_threads_stopped(self.proc.pid), 5,
+                          0.001):
+            os.kill(self.proc.pid, signal.SIGCONT)
+            raise RuntimeError("the server's threads did not stop in 5 s")
         try:
             yield
         finally:
@@ -349,6 +355,21 @@ class Mount:
 
 def errname(e):
     return errno.errorcode.get(e, str(e))
+
+
+def all_threads_stopped(pid):
+    """Has each thread of process pid stopped (or exited)? A thread asleep
+    in a request to the mount ("D": its server's threads stop too) cannot
+    run on before it stops either: it stops on its way back."""
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                state = f.read().rpartition(")")[2].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state not in "TtDZX":
+            return False
+    return True
 
 
 def fd_count(pid):

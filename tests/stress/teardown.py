@@ -169,14 +169,14 @@ def stop_busy(chk, m):
     ended = w.ino.wait_for(lambda e: e[1] & rnfix.IN_IGNORED, 5, got)
     chk.ok("watch_ignored", ended, f"no IN_IGNORED after {len(got)} events")
     creates = 1 + sum(1 for e in got if e[1] & rnfix.IN_CREATE)
-    said = re.search(r"stopping: (\d+) queued remote events left unreplayed",
+    said = re.search(r"stopping: (\d+) remote events read and left unreplayed",
                      m.server_log())
     left = int(said.group(1)) if said else 0
     chk.ok("backlog_left", left > 0 and creates + left <= STOP_BURST,
            f"{creates} CREATEs seen, {left} said left: "
            f"{m.server_log()[-300:]}")
     chk.info(f"{STOP_BURST} remote creates made; stopped in {took:.2f} s "
-             f"after {creates} of their CREATEs, {left} left in the queue")
+             f"after {creates} of their CREATEs, {left} left unreplayed")
 
 
 def main():
