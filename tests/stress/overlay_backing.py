@@ -1,0 +1,143 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""
+An export whose BACKING is an overlayfs (with nfs_export=on, which the
+fanotify host watch needs for its file handles). With passthrough the
+mount stacks one level on its backing file system, so the kernel refuses
+a backing file there (ELOOP, docs/rnotifyfs.8): each such open must fall
+back to reads through the server, and the server's count of each
+inode's io modes must stay right for the opens that follow.
+
+  overlay_backing.py SERVER
+
+  reads        a file of the lower layer reads whole through the mount
+  via_server   with the server stopped (SIGSTOP) that read waits, and
+               completes once the server goes on: it was not passthrough
+  modes        a reader, then a writer, then a second reader all open
+               the same file (no EIO), and each reads what the writer
+               wrote at once
+  remote       a remote write (copied up by the overlayfs) reaches a
+               watcher on the mount as MODIFY then CLOSE_WRITE, and the
+               reader opened before it reads the new content
+
+Without overlayfs (or nfs_export) in the kernel nothing is checked, and
+an INFO line says so.
+"""
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "pylib"))
+import rnfix  # noqa: E402
+
+DATA = bytes(range(256)) * 256		# 64 KiB
+WAIT = 5				# seconds, for a read or an event
+
+
+def overlay(m):
+    """Mounts an overlayfs on BACKING; its lower layer holds f."""
+    for d in ("lower", "upper", "work"):
+        os.mkdir(os.path.join(m.tmp, d))
+    with open(os.path.join(m.tmp, "lower", "f"), "wb") as f:
+        f.write(DATA)
+    opts = (f"lowerdir={m.tmp}/lower,upperdir={m.tmp}/upper,"
+            f"workdir={m.tmp}/work,index=on,nfs_export=on")
+    r = subprocess.run(["mount", "-t", "overlay", "overlay", "-o", opts,
+                        m.back], capture_output=True, text=True)
+    return r.returncode == 0, r.stderr.strip()
+
+
+def read_in_child(path, offset, want):
+    """A child that preads len(want) bytes at offset; exits 0 if equal."""
+    def child():
+        fd = os.open(path, os.O_RDONLY)
+        if os.pread(fd, len(want), offset) != want:
+            raise RuntimeError("read differs")
+    return rnfix.fork(child)
+
+
+def child_status(pid, timeout):
+    """pid's exit status once it ends within timeout, else None."""
+    st = []
+
+    def ended():
+        p, s = os.waitpid(pid, os.WNOHANG)
+        if p:
+            st.append(os.waitstatus_to_exitcode(s))
+        return bool(p)
+    rnfix.wait_until(ended, timeout, 0.01)
+    return st[0] if st else None
+
+
+def check_via_server(chk, m):
+    """The first read opens the file; the one with the server stopped is
+    of a part not read before, so no page cache can answer it."""
+    f = m.mpath("f")
+    first = read_in_child(f, 0, DATA[:4096])
+    chk.ok("reads", child_status(first, WAIT) == 0, "first read failed")
+    with m.paused():
+        pid = read_in_child(f, 32768, DATA[32768:36864])
+        early = child_status(pid, 1)
+    later = early if early is not None else child_status(pid, WAIT)
+    chk.ok("via_server", early is None and later == 0,
+           f"while stopped: {early}, after: {later}")
+
+
+def check_modes(chk, m):
+    f = m.mpath("f")
+    try:
+        r1 = os.open(f, os.O_RDONLY)
+        w = os.open(f, os.O_WRONLY)
+        r2 = os.open(f, os.O_RDONLY)
+        os.pwrite(w, b"written", 0)
+        ok = (os.pread(r1, 7, 0) == b"written" and
+              os.pread(r2, 7, 0) == b"written")
+        why = "a reader did not read the write"
+        for fd in (r1, w, r2):
+            os.close(fd)
+    except OSError as e:
+        ok, why = False, str(e)
+    chk.ok("modes", ok, why)
+
+
+def check_remote(chk, m):
+    """Every event up to a remote sentinel's CREATE (m.collect())."""
+    ino = rnfix.Inotify()
+    ino.add(m.mnt, rnfix.IN_MODIFY | rnfix.IN_CLOSE_WRITE | rnfix.IN_CREATE)
+    reader = os.open(m.mpath("f"), os.O_RDONLY)
+    with open(m.bpath("f"), "r+b") as f:
+        f.write(b"remote!")
+    ok, got = m.collect(ino, timeout=WAIT)
+    kinds = [(e[1], e[3]) for e in got]
+    want = [(rnfix.IN_MODIFY, b"f"), (rnfix.IN_CLOSE_WRITE, b"f")]
+    chk.ok("remote_events", ok and kinds == want, f"{ok} {got}")
+    chk.ok("remote_read", os.pread(reader, 7, 0) == b"remote!",
+           "the reader did not read the remote write")
+    os.close(reader)
+    ino.close()
+
+
+def main():
+    chk = rnfix.Checks("overlay_backing")
+    m = rnfix.Mount(sys.argv[1], "ovlback")
+    mounted, why = overlay(m)
+    if not mounted:
+        chk.info(f"no overlayfs with nfs_export here ({why}): not checked")
+        m.close()
+        chk.exit()
+    try:
+        if chk.ok("mount", m.start(), m.server_log()[-300:]):
+            check_via_server(chk, m)
+            check_modes(chk, m)
+            check_remote(chk, m)
+            chk.ok("server_stops", m.stop(), m.server_log()[-300:])
+    finally:
+        # The overlayfs goes before close() removes the tree under it.
+        m.stop()
+        rnfix.unmount(m.mnt)
+        subprocess.run(["umount", m.back])
+        m.close()
+    chk.exit()
+
+
+if __name__ == "__main__":
+    main()
