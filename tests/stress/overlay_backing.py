@@ -29,7 +29,8 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "pylib"))
 import rnfix  # noqa: E402
 
-DATA = bytes(range(256)) * 256		# 64 KiB
+DATA = bytes(range(256)) * 4096		# 1 MiB
+HALF = len(DATA) // 2
 WAIT = 5				# seconds, for a read or an event
 
 
@@ -46,10 +47,10 @@ def overlay(m):
     return r.returncode == 0, r.stderr.strip()
 
 
-def read_in_child(path, offset, want):
-    """A child that preads len(want) bytes at offset; exits 0 if equal."""
+def read_in_child(fd, offset, want):
+    """A child that preads len(want) bytes of fd at offset; it exits 0 if
+    they are want."""
     def child():
-        fd = os.open(path, os.O_RDONLY)
         if os.pread(fd, len(want), offset) != want:
             raise RuntimeError("read differs")
     return rnfix.fork(child)
@@ -69,15 +70,17 @@ def child_status(pid, timeout):
 
 
 def check_via_server(chk, m):
-    """The first read opens the file; the one with the server stopped is
-    of a part not read before, so no page cache can answer it."""
-    f = m.mpath("f")
-    first = read_in_child(f, 0, DATA[:4096])
-    chk.ok("reads", child_status(first, WAIT) == 0, "first read failed")
+    """The file is opened while the server runs (an open always asks it);
+    the read with the server stopped is of the middle of the file, past
+    what the first read read ahead, so only a backing file (passthrough)
+    or the server can answer it."""
+    fd = os.open(m.mpath("f"), os.O_RDONLY)
+    chk.ok("reads", os.pread(fd, 4096, 0) == DATA[:4096], "first read")
     with m.paused():
-        pid = read_in_child(f, 32768, DATA[32768:36864])
+        pid = read_in_child(fd, HALF, DATA[HALF:HALF + 4096])
         early = child_status(pid, 1)
     later = early if early is not None else child_status(pid, WAIT)
+    os.close(fd)
     chk.ok("via_server", early is None and later == 0,
            f"while stopped: {early}, after: {later}")
 
