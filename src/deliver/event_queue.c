@@ -62,14 +62,19 @@ struct queue_record {
 /* About 20,000 short events: more than a lone change's backlog. */
 #define QUEUE_KEEP ((size_t)1 << 20)
 #define OVERFLOW_SIZE record_size(RN_EV_OVERFLOW, 0, 0)
-/* How often a producer waiting for room asks how much the host holds. */
+/* How often a producer waiting for room looks again. */
 #define WAIT_TICK_MS 20
+/* How long an answer of the host's FIONREAD holds (see host_full()). */
+#define HOST_ASK_MS 500
 
 struct event_queue {
 	pthread_mutex_t lock;
 	pthread_cond_t room;	/* half the ring free again, or no consumer */
 	int host_fd;		/* event_queue_wait_for_room()'s, or -1 */
 	size_t host_max;	/* bytes the host may hold unread */
+	bool host_asked;	/* host_full() has asked: */
+	bool host_was_full;	/* its answer, */
+	struct timespec host_asked_at;	/* and when */
 	int waiting;		/* producers waiting for room */
 	unsigned char *buf;
 	size_t size;
@@ -236,16 +241,32 @@ static bool fits(struct event_queue *q, const struct rn_event *ev)
 }
 
 /*
- * Does the host hold its share? Its FIONREAD walks its whole queue, so it
- * is asked only of a full queue, every WAIT_TICK_MS at most. A host that
- * cannot say counts as full: the push then drops.
+ * Does the host hold its share? fanotify's FIONREAD walks its whole queue
+ * under the lock its writers take to queue an event. Asked every tick of
+ * a wait, walks of some 500,000 events took 13% of the CPUs' time in a
+ * throughput run, and the writers spun on that lock for 10% more
+ * (bench/PROFILE.md, eighteenth round). So an answer holds for
+ * HOST_ASK_MS: by then a host past its share holds a few MB more, not
+ * without bound. A host that cannot say counts as full: the push then
+ * drops. Called, and returns, with q->lock held.
  */
-static bool host_full(int host_fd, size_t host_max)
+static bool host_full(struct event_queue *q)
 {
-	int pending;
+	size_t max = q->host_max;
+	int fd = q->host_fd, pending;
+	bool full;
 
-	return ioctl(host_fd, FIONREAD, &pending) || pending < 0 ||
-	       (size_t)pending >= host_max;
+	if (q->host_asked &&
+	    mono_ns_since(&q->host_asked_at) < HOST_ASK_MS * 1000000L)
+		return q->host_was_full;
+	pthread_mutex_unlock(&q->lock);
+	full = ioctl(fd, FIONREAD, &pending) || pending < 0 ||
+	       (size_t)pending >= max;
+	pthread_mutex_lock(&q->lock);
+	q->host_asked = true;
+	q->host_was_full = full;
+	clock_gettime(CLOCK_MONOTONIC, &q->host_asked_at);
+	return full;
 }
 
 /* Until a consumer frees half the ring, or WAIT_TICK_MS pass. */
@@ -265,9 +286,7 @@ bool event_queue_room(struct event_queue *q, const struct rn_event *ev)
 
 	pthread_mutex_lock(&q->lock);
 	while (q->host_fd >= 0 && !fits(q, ev)) {
-		pthread_mutex_unlock(&q->lock);
-		host_is_full = host_full(q->host_fd, q->host_max);
-		pthread_mutex_lock(&q->lock);
+		host_is_full = host_full(q);
 		/* A host past its share: the push drops, as without waiting. */
 		if (host_is_full || fits(q, ev))
 			break;
