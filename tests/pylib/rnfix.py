@@ -96,6 +96,20 @@ def fork(fn, *a):
     return pid
 
 
+def reap(pids, bound):
+    """pid -> exit status for those that exit within bound."""
+    out = {}
+    end = time.monotonic() + bound
+    while len(out) < len(pids) and time.monotonic() < end:
+        for pid in pids:
+            if pid not in out:
+                done, st = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    out[pid] = os.waitstatus_to_exitcode(st)
+        time.sleep(0.01)
+    return out
+
+
 def wait_until(cond, timeout, step=0.01):
     """Polls cond() until it is true or timeout seconds passed."""
     end = time.monotonic() + timeout

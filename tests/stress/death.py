@@ -103,20 +103,6 @@ def stuck_threads(pid):
     return ", ".join(out) or "no threads"
 
 
-def reap(pids, bound):
-    """pid -> exit status for those that exit within bound."""
-    out = {}
-    end = time.monotonic() + bound
-    while len(out) < len(pids) and time.monotonic() < end:
-        for pid in pids:
-            if pid not in out:
-                done, st = os.waitpid(pid, os.WNOHANG)
-                if done:
-                    out[pid] = os.waitstatus_to_exitcode(st)
-        time.sleep(0.01)
-    return out
-
-
 def scenario(server, name, remote):
     """kill -9 under load; remote: how many writers on BACKING."""
     chk = rnfix.Checks(f"death/{name}")
@@ -146,7 +132,7 @@ def scenario(server, name, remote):
     ok = rnfix.wait_until(lambda: enotconn(m.mnt), BOUND)
     t_enotconn = time.monotonic() - t0
     chk.ok("enotconn", ok, f"stat({m.mnt}) not ENOTCONN after {BOUND} s")
-    st = reap(locals_, BOUND)
+    st = rnfix.reap(locals_, BOUND)
     t_exit = time.monotonic() - t0
     hung = [p for p in locals_ if p not in st]
     chk.ok("no_process_hangs", not hung,
@@ -162,7 +148,7 @@ def scenario(server, name, remote):
         rnfix.wait_until(lambda: m.proc.poll() is not None, BOUND)
     for p in hung + remotes + [watch]:
         os.kill(p, signal.SIGKILL)
-    reap(hung + remotes + [watch], BOUND)
+    rnfix.reap(hung + remotes + [watch], BOUND)
     r = subprocess.run(["fusermount3", "-u", m.mnt], capture_output=True,
                        timeout=BOUND)
     chk.ok("fusermount3_u", r.returncode == 0 and not rnfix.is_mounted(m.mnt),

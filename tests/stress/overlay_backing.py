@@ -58,15 +58,7 @@ def read_in_child(fd, offset, want):
 
 def child_status(pid, timeout):
     """pid's exit status once it ends within timeout, else None."""
-    st = []
-
-    def ended():
-        p, s = os.waitpid(pid, os.WNOHANG)
-        if p:
-            st.append(os.waitstatus_to_exitcode(s))
-        return bool(p)
-    rnfix.wait_until(ended, timeout, 0.01)
-    return st[0] if st else None
+    return rnfix.reap([pid], timeout).get(pid)
 
 
 def check_via_server(chk, m):
