@@ -44,7 +44,8 @@
  * shedder (shed.c) asks the kernel to drop idle ones, least recently used
  * first (shed_pick.c); each such inode is marked shed_sent and counted in
  * t->shed_pending until its FORGET comes, or until a lookup hands it out
- * again (the kernel keeps a watched inode: its FORGET never comes).
+ * again. The kernel keeps a watched inode, whose FORGET never comes: the
+ * shedder counts such an inode again once it has waited for it (shed.c).
  *
  * Locking. One mutex, t->lock, protects every index, the names-shown
  * index, the idle list, and nlookup/refs/the index bits of every inode,
@@ -245,16 +246,24 @@ unsigned long fs_table_live_locked(const struct fs_table *t)
 	return t->by_node.count - 1 - t->shed_pending;
 }
 
-/* Table lock held: a new inode may take the table past its bound. */
+/*
+ * Table lock held: a new inode may take the table past its bound, or
+ * past it counting the files asked for, which the shedder checks for
+ * files the kernel kept (shed.c): once, as the count crosses it.
+ */
 static void shed_check(struct fs_table *t)
 {
-	if (t->max_inodes && fs_table_live_locked(t) > t->shed_at)
+	unsigned long live = fs_table_live_locked(t);
+
+	if (t->max_inodes && (live > t->shed_at ||
+			      live + t->shed_pending == t->max_inodes + 1))
 		pthread_cond_signal(&t->shed_cond);
 }
 
 /* Table lock held: the kernel holds in again, or forgot it. */
 static void shed_settle(struct fs_table *t, struct fs_inode *in)
 {
+	in->shed_kept = false;
 	if (!in->shed_sent)
 		return;
 	in->shed_sent = false;

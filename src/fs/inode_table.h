@@ -63,6 +63,7 @@ struct fs_inode {
 	uint8_t id_indexed : 1;
 	uint8_t fh_indexed : 1;
 	uint8_t shed_sent : 1;	/* the kernel was asked to forget it */
+	uint8_t shed_kept : 1;	/* ... and kept it: not asked again */
 	struct fs_list idle;	/* on t->idle or t->cold: no refs */
 	struct fs_name *names;	/* names_shown entries naming this node */
 	struct hash_link by_node, by_id, by_handle;

@@ -10,8 +10,9 @@
  * it and strands working directories), and only idle ones: an open file
  * holds a reference (file_ops.c), and an unhashed open file would show as
  * "(deleted)" in /proc/PID/fd. A watched file keeps its inode in the
- * kernel, so no FORGET comes: it stays marked shed_sent until it is
- * looked up again and is not asked for twice.
+ * kernel, so no FORGET comes: once the shedder has waited for it, it
+ * counts again, marked shed_kept, and is not asked for again until it is
+ * looked up again.
  *
  * The notification takes the directory's lock in the kernel, so it is
  * never sent from a request handler: one thread, started when the session
@@ -59,6 +60,16 @@ size_t fs_shed_pick_locked(struct fs_table *t, size_t want,
  * -ETIMEDOUT.
  */
 int fs_shed_throttle(struct fs_table *t, unsigned int ms);
+/*
+ * Table lock held, called once the shedder has waited a while with
+ * nothing new: the idle files asked for whose FORGET has still not come
+ * are kept by the kernel (a watch holds the inode). They count again
+ * (t->shed_pending no longer has them) and are marked shed_kept, so that
+ * they are not asked for again until a lookup hands them out. Returns
+ * how many. A FORGET that was only late still frees its inode.
+ */
+unsigned long fs_shed_keep_lingering_locked(struct fs_table *t);
+
 /* The shedder picked n names (table lock held), sent one (not held). */
 void fs_shed_picked_locked(struct fs_table *t, size_t n);
 void fs_shed_sent(struct fs_table *t);

@@ -14,7 +14,8 @@
 
 static bool sheddable(const struct fs_inode *in)
 {
-	return !S_ISDIR(in->type) && !in->shed_sent && in->names;
+	return !S_ISDIR(in->type) && !in->shed_sent && !in->shed_kept &&
+	       in->names;
 }
 
 /* fs_names_each_locked() callback: 1 when b is full. */
@@ -92,4 +93,28 @@ size_t fs_shed_pick_locked(struct fs_table *t, size_t want,
 	if (picked < want && b->n < FS_SHED_NAMES)
 		picked += pick_from(t, &t->idle, want - picked, &walked, b);
 	return picked;
+}
+
+/* Table lock held: see fs_shed_keep_lingering_locked(). */
+static unsigned long keep_lingering(struct fs_table *t, struct fs_list *list)
+{
+	struct fs_list *l;
+	struct fs_inode *in;
+	unsigned long kept = 0;
+
+	for (l = list->next; l != list; l = l->next) {
+		in = fs_container_of(l, struct fs_inode, idle);
+		if (!in->shed_sent)
+			continue;
+		in->shed_sent = false;
+		in->shed_kept = true;
+		t->shed_pending--;
+		kept++;
+	}
+	return kept;
+}
+
+unsigned long fs_shed_keep_lingering_locked(struct fs_table *t)
+{
+	return keep_lingering(t, &t->idle) + keep_lingering(t, &t->cold);
 }

@@ -97,6 +97,41 @@ static void test_pick(struct fs_table *t)
 	fs_table_put(t, busy);
 }
 
+/*
+ * A file asked for whose FORGET never comes (the kernel keeps a watched
+ * inode) counts again once the shedder has waited for it, and is not
+ * asked for again until a lookup hands it out.
+ */
+static void test_keep(struct fs_table *t)
+{
+	static struct fs_shed_batch b;
+	struct fs_inode *k;
+	size_t n;
+
+	k = make(t, "kept", false);
+	if (!k) {
+		CHECK("keep_setup", false);
+		return;
+	}
+	pthread_mutex_lock(&t->lock);
+	n = fs_shed_pick_locked(t, 10, &b);
+	CHECK("keep_picked", n == 1 && !strcmp(name_at(&b, 0), "kept") &&
+	      fs_table_live_locked(t) == 0);
+	n = fs_shed_keep_lingering_locked(t);
+	CHECK("keep_counts_again", n == 1 && t->shed_pending == 0 &&
+	      fs_table_live_locked(t) == 1 && k->shed_kept && !k->shed_sent);
+	n = fs_shed_pick_locked(t, 10, &b);
+	CHECK("keep_not_asked_again", n == 0 && b.n == 0);
+	CHECK("keep_nothing_twice", fs_shed_keep_lingering_locked(t) == 0);
+	pthread_mutex_unlock(&t->lock);
+	fs_table_lookup_again(t, k);
+	pthread_mutex_lock(&t->lock);
+	n = fs_shed_pick_locked(t, 10, &b);
+	CHECK("keep_lookup_makes_it_sheddable", n == 1 && !k->shed_kept &&
+	      k->shed_sent && !strcmp(name_at(&b, 0), "kept"));
+	pthread_mutex_unlock(&t->lock);
+}
+
 static void test_bound_for(void)
 {
 	CHECK("shed_bound_none_without_limit", fs_shed_bound_for(0) == 0);
@@ -201,6 +236,9 @@ int main(void)
 	test_pick(&t);
 	test_bound_for();
 	test_throttle();
+	fs_table_destroy(&t);
+	CHECK("keep_table_init", fs_table_init(&t, root_fd) == 0);
+	test_keep(&t);
 	fs_table_destroy(&t);
 	close(root_fd);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
