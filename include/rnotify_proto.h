@@ -91,6 +91,14 @@
  *       its node forgotten, the event's fid stale).  Both directories
  *       must be known to the kernel (ENOENT); the entry's nodeid may be
  *       neither directory (EINVAL).
+ *     - mask == FUSE_FSNOTIFY_RENAME | MOVED_FROM | MOVED_TO (ISDIR
+ *       allowed) with a nonzero cookie (kernel patch 16): the same frame
+ *       is the whole rename, instead of the three notifications.  The
+ *       kernel drops what both names make stale, links the child at its
+ *       new name, and reports FS_RENAME, then MOVED_FROM and MOVED_TO
+ *       (one cookie of its own, the child as their object), in
+ *       vfs_rename()'s order.  One move alone, or the moves without a
+ *       cookie: EINVAL.  The server sends this form.
  *     Before delivering, the kernel drops what the event makes stale:
  *     the object's attributes (ATTRIB) and pages too (MODIFY,
  *     CLOSE_WRITE); for a directory-entry event the directory's

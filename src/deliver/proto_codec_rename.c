@@ -1,20 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * proto_codec_rename - the FUSE_FSNOTIFY_RENAME frame (kernel patch 13):
- * out-header, fixed part, old name, struct fuse_fsnotify_rename_out, new
- * name, the child's entry at its new place.  Each part follows the one
- * before without padding, as the kernel reads them, and the frame ends
- * exactly after the entry.
+ * proto_codec_rename - the FUSE_FSNOTIFY_RENAME frame (kernel patches 13
+ * and 16): out-header, fixed part, old name, struct
+ * fuse_fsnotify_rename_out, new name, the child's entry at its new place.
+ * Each part follows the one before without padding, as the kernel reads
+ * them, and the frame ends exactly after the entry.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "proto_codec_internal.h"
 
+/* FS_RENAME alone, or with both moves and their cookie (patch 16). */
+static bool rename_mask_ok(uint32_t mask, uint32_t cookie)
+{
+	uint32_t moves = FUSE_FSNOTIFY_MOVED_FROM | FUSE_FSNOTIFY_MOVED_TO;
+
+	mask &= ~FUSE_FSNOTIFY_ISDIR;
+	if (mask == (FUSE_FSNOTIFY_RENAME | moves))
+		return cookie;
+	return mask == FUSE_FSNOTIFY_RENAME && !cookie;
+}
+
 int proto_rename_check(const struct proto_event *ev)
 {
-	if ((ev->mask & ~FUSE_FSNOTIFY_ISDIR) != FUSE_FSNOTIFY_RENAME ||
-	    ev->cookie || !ev->nodeid || !ev->newdir || !ev->has_entry)
+	if (!rename_mask_ok(ev->mask, ev->cookie) || !ev->nodeid ||
+	    !ev->newdir || !ev->has_entry)
 		return -EINVAL;
 	/* Both places have a name: the "no name" of other frames is not one. */
 	if (!ev->namelen || !ev->newnamelen)

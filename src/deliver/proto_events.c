@@ -157,13 +157,31 @@ static int deliver_delete(struct proto_send *s, const struct rn_event *ev)
 	return unhold(held, send_event(s, &dir, mask, 0, ev->name));
 }
 
+/* MOVED_FROM and MOVED_TO with one cookie, each if its directory is held. */
+static int send_moves(struct proto_send *s, const struct rn_event *ev,
+		      const struct proto_node *from,
+		      const struct proto_node *to, uint32_t cookie)
+{
+	int ret = 0;
+
+	if (from)
+		ret = send_event(s, from, FUSE_FSNOTIFY_MOVED_FROM |
+				 isdir_bit(ev), cookie, ev->name);
+	if (to && ret >= 0)
+		ret = send_event(s, to, FUSE_FSNOTIFY_MOVED_TO |
+				 isdir_bit(ev), cookie, ev->name2);
+	return ret;
+}
+
 /*
- * MOVED_FROM, MOVED_TO with one cookie, RENAME (for FAN_RENAME and
- * DN_RENAME watchers), then MOVE_SELF. vfs_rename sends RENAME first, but
- * the kernel drops any dentry of MOVED_TO's name, so a RENAME sent before
- * it would lose the child it links there at once: evicted, its node
- * forgotten, the fid in the event stale. A RENAME the kernel refuses does
- * not hold up the rest. from and to: NULL if the kernel holds no node.
+ * RENAME (for FAN_RENAME and DN_RENAME watchers), MOVED_FROM and MOVED_TO
+ * with one cookie, then MOVE_SELF, as vfs_rename() reports them. The
+ * first three go as one notification (kernel patch 16) if a watcher
+ * wants the RENAME and both directories are held: a RENAME of its own
+ * could not come first, since MOVED_TO drops any dentry of its name, and
+ * would take the child the RENAME links there (evicted, its node
+ * forgotten, the fid in the event stale). If the kernel refuses it, the
+ * moves go alone. from and to: NULL if the kernel holds no node.
  */
 static int send_move(struct proto_send *s, const struct rn_event *ev,
 		     const struct proto_node *from,
@@ -178,18 +196,16 @@ static int send_move(struct proto_send *s, const struct rn_event *ev,
 		fs_name_forget(s->cfg.fs, from->id, ev->name);
 	if (to)
 		fs_name_forget(s->cfg.fs, to->id, ev->name2);
-	if (from)
-		ret = send_event(s, from, FUSE_FSNOTIFY_MOVED_FROM |
-				 isdir_bit(ev), cookie, ev->name);
-	if (to && ret >= 0)
-		ret = send_event(s, to, FUSE_FSNOTIFY_MOVED_TO |
-				 isdir_bit(ev), cookie, ev->name2);
-	if (ret < 0)
-		return ret;
 	/* Known before the RENAME, which may make the kernel hold it. */
 	has_obj = proto_node_known(s, &ev->obj, &obj);
 	if (from && to)
-		renamed = proto_send_rename(s, from, to, ev) > 0;
+		ret = proto_send_rename(s, from, to, ev, cookie);
+	renamed = ret > 0;
+	if (!renamed) {
+		ret = send_moves(s, ev, from, to, cookie);
+		if (ret < 0)
+			return ret;
+	}
 	if (!has_obj)
 		return ret;
 	/*

@@ -45,11 +45,13 @@ int proto_send_pushed(struct proto_send *s, uint64_t dir, const char *name,
 		      const struct rn_id *obj, struct proto_event *pe);
 
 /*
- * proto_rename.c: the FS_RENAME of a rename from (from, ev->name) to
- * (to, ev->name2), if anyone watches for it; >0 sent, 0 not, <0 error.
+ * proto_rename.c: a rename from (from, ev->name) to (to, ev->name2) as
+ * one notification, FS_RENAME, MOVED_FROM and MOVED_TO (with cookie), if
+ * anyone watches for FS_RENAME; >0 sent, 0 not, <0 error.
  */
 int proto_send_rename(struct proto_send *s, const struct proto_node *from,
-		      const struct proto_node *to, const struct rn_event *ev);
+		      const struct proto_node *to, const struct rn_event *ev,
+		      uint32_t cookie);
 
 /* proto_send.c: the pump thread's cwd is the mount root: 0 or -errno. */
 int proto_mount_enter(struct proto_send *s);

@@ -108,6 +108,21 @@ static void test_rejects(void)
 	ev = ev_rename();
 	ev.mask |= FUSE_FSNOTIFY_MOVED_FROM;
 	CHECK("rename: with another event", proto_event_check(&ev) == -EINVAL);
+	ev.cookie = 1;
+	CHECK("rename: with one move and a cookie",
+	      proto_event_check(&ev) == -EINVAL);
+	ev.mask |= FUSE_FSNOTIFY_MOVED_TO;
+	CHECK("rename: with both moves and a cookie (patch 16)",
+	      proto_event_check(&ev) == 0);
+	ev.cookie = 0;
+	CHECK("rename: with both moves, no cookie",
+	      proto_event_check(&ev) == -EINVAL);
+	ev = ev_rename();
+	ev.mask |= FUSE_FSNOTIFY_MOVED_FROM | FUSE_FSNOTIFY_MOVED_TO |
+		   FUSE_FSNOTIFY_CREATE;
+	ev.cookie = 1;
+	CHECK("rename: with both moves and another event",
+	      proto_event_check(&ev) == -EINVAL);
 	ev = ev_rename();
 	ev.mask |= FUSE_FSNOTIFY_ISDIR;
 	CHECK("rename: ISDIR on a file", proto_event_check(&ev) == -EINVAL);

@@ -8,7 +8,8 @@
  * is then held with one lookup.  A watched directory the kernel holds
  * under its old name ends up under the new one.  Every malformed or
  * stale rename frame is refused with the documented error, delivers
- * nothing and takes no lookup.
+ * nothing and takes no lookup.  Patch 16: the same notification with both
+ * moves reports the whole rename in a local one's order.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,17 +46,21 @@ static bool dir_known(const char *name, uint64_t *node, uint64_t *gen)
 	       !vmfs_node(1, name, node, gen) && !stat(path, &st);
 }
 
-/* A FAN_RENAME group with one mark; its mask reaches the server. */
+/*
+ * A group with one mark for FAN_RENAME and the events of extra, which
+ * reach the server in the node's mask.
+ */
 static int rename_group(unsigned int flags, const char *path,
-			uint64_t node, uint32_t scope)
+			uint64_t node, uint32_t scope, uint64_t extra)
 {
 	uint64_t mask = 0;
 	int fd = fanotify_init(FAN_TARGET, O_RDONLY);
 
 	if (fd < 0 || fanotify_mark(fd, FAN_MARK_ADD | flags,
-				    FAN_RENAME | FAN_ONDIR, AT_FDCWD, path) ||
-	    !vmfs_wait_mask(node, scope, FUSE_FSNOTIFY_RENAME, 0, VM_WAIT_MS,
-			    &mask))
+				    FAN_RENAME | FAN_ONDIR | extra, AT_FDCWD,
+				    path) ||
+	    !vmfs_wait_mask(node, scope, FUSE_FSNOTIFY_RENAME | extra, 0,
+			    VM_WAIT_MS, &mask))
 		return -1;
 	return fd;
 }
@@ -184,6 +189,9 @@ static void test_bad_frames(uint64_t child)
 	CHECK("bad: cookie: EINVAL", send_u32(OUT(cookie), 5) == -EINVAL);
 	CHECK("bad: with MOVED_FROM: EINVAL", send_u32(OUT(mask),
 	      FUSE_FSNOTIFY_RENAME | FUSE_FSNOTIFY_MOVED_FROM) == -EINVAL);
+	CHECK("bad: with both moves, no cookie: EINVAL", send_u32(OUT(mask),
+	      FUSE_FSNOTIFY_RENAME | FUSE_FSNOTIFY_MOVED_FROM |
+	      FUSE_FSNOTIFY_MOVED_TO) == -EINVAL);
 	CHECK("bad: ISDIR on a file: EINVAL", send_u32(OUT(mask),
 	      FUSE_FSNOTIFY_RENAME | FUSE_FSNOTIFY_ISDIR) == -EINVAL);
 	CHECK("bad: entry is the new directory: EINVAL",
@@ -259,6 +267,60 @@ static void test_held_directory(void)
 	close(in);
 }
 
+/*
+ * Patch 16: one notification with both moves is the whole rename, for a
+ * file the kernel holds (open) under its old name. A filesystem mark for
+ * all three reads FAN_RENAME, then MOVED_FROM and MOVED_TO, each with the
+ * moved file's own fid, as for a local rename; inotify reads the two
+ * moves with one cookie. The old name is dropped from the cache and the
+ * new one leads to the same inode; the FAN_RENAME marks read theirs.
+ */
+static void test_in_order(void)
+{
+	uint64_t moves = FAN_MOVED_FROM | FAN_MOVED_TO;
+	uint32_t from = 0, to = 0;
+	uint64_t f = 0, n = 0;
+	struct stat before, st;
+	int fan = rename_group(FAN_MARK_FILESYSTEM, MNT, 1,
+			       FUSE_FSNOTIFY_FILESYSTEM, moves);
+	int in = inotify_init1(IN_CLOEXEC);
+	int fd = -1;
+
+	CHECK("order: groups", fan >= 0 && in >= 0 &&
+	      inotify_add_watch(in, MNT "/ra", IN_MOVED_FROM) >= 0 &&
+	      inotify_add_watch(in, MNT "/rb", IN_MOVED_TO) >= 0);
+	if (!vmfs_remote_create(ra, "o", S_IFREG | 0644, &f))
+		fd = open(MNT "/ra/o", O_RDONLY);
+	CHECK("order: remote create ra/o, open through the mount",
+	      fd >= 0 && !fstat(fd, &before));
+	CHECK("order: remote rename to rb/p", !vmfs_remote_rename(ra, "o",
+	      rb, "p"));
+	CHECK("order: RENAME with both moves sent", !vmfs_send_move(ra,
+	      ra_gen, "o", rb, rb_gen, "p", 9));
+	CHECK("order: FAN_RENAME first",
+	      vm_fanotify_expect_rename(fan, FAN_RENAME, "o", "p",
+					MNT "/rb/p"));
+	CHECK("order: then MOVED_FROM o, the file's fid",
+	      vm_fanotify_expect_fid(fan, FAN_MOVED_FROM, "o", MNT "/rb/p"));
+	CHECK("order: then MOVED_TO p, the file's fid",
+	      vm_fanotify_expect_fid(fan, FAN_MOVED_TO, "p", MNT "/rb/p"));
+	CHECK("order: inotify MOVED_FROM o",
+	      vm_inotify_expect(in, IN_MOVED_FROM, "o", &from));
+	CHECK("order: inotify MOVED_TO p, the same cookie",
+	      vm_inotify_expect(in, IN_MOVED_TO, "p", &to) && from &&
+	      from == to);
+	CHECK("order: old name gone, new name the same file",
+	      stat(MNT "/ra/o", &st) && errno == ENOENT &&
+	      !stat(MNT "/rb/p", &st) && st.st_ino == before.st_ino);
+	CHECK("order: the kernel's lookups, counted",
+	      vmfs_wait_nlookup(f, 2, VM_WAIT_MS, &n));
+	expect_ra_to_rb("order", FAN_RENAME, "o", "p", MNT "/rb/p");
+	if (fd >= 0)
+		close(fd);
+	close(in);
+	close(fan);
+}
+
 int main(void)
 {
 	struct vmfs_opts opts = { .fsnotify = true, .export_support = true };
@@ -275,9 +337,9 @@ int main(void)
 	CHECK("rename: directories ra and rb known", dir_known("ra", &ra,
 	      &ra_gen) && dir_known("rb", &rb, &rb_gen));
 	fan_fs = rename_group(FAN_MARK_FILESYSTEM, MNT, 1,
-			      FUSE_FSNOTIFY_FILESYSTEM);
-	fan_a = rename_group(0, MNT "/ra", ra, FUSE_FSNOTIFY_INODE);
-	fan_b = rename_group(0, MNT "/rb", rb, FUSE_FSNOTIFY_INODE);
+			      FUSE_FSNOTIFY_FILESYSTEM, 0);
+	fan_a = rename_group(0, MNT "/ra", ra, FUSE_FSNOTIFY_INODE, 0);
+	fan_b = rename_group(0, MNT "/rb", rb, FUSE_FSNOTIFY_INODE, 0);
 	CHECK("rename: FS_RENAME in the masks the server got",
 	      fan_fs >= 0 && fan_a >= 0 && fan_b >= 0);
 	test_file(&child);
@@ -285,6 +347,7 @@ int main(void)
 	test_bad_frames(child);
 	test_directory();
 	test_held_directory();
+	test_in_order();
 	close(fan_b);
 	close(fan_a);
 	close(fan_fs);

@@ -158,9 +158,10 @@ static void test_dnotify_waits(void)
 }
 
 /*
- * A remote rename in a directory only fanotify FAN_RENAME (a filesystem
- * mark) and dnotify DN_RENAME watch (kernel patch 13): one FAN_RENAME
- * with both names and the file's own fid, and dnotify's signal.
+ * A remote rename in a directory only fanotify (a filesystem mark) and
+ * dnotify DN_RENAME watch: FAN_RENAME with both names (kernel patch 13),
+ * then MOVED_FROM and MOVED_TO, each with the file's own fid, as a local
+ * rename reports them (patch 16), and dnotify's signal.
  */
 static void test_fan_rename(void)
 {
@@ -170,7 +171,8 @@ static void test_fan_rename(void)
 
 	CHECK("FAN_RENAME: filesystem mark", fan >= 0 &&
 	      !fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
-			     FAN_RENAME | FAN_ONDIR, AT_FDCWD, M));
+			     FAN_RENAME | FAN_MOVED_FROM | FAN_MOVED_TO |
+			     FAN_ONDIR, AT_FDCWD, M));
 	CHECK("FAN_RENAME: remote mkdir rnd", mkdir(B "/rnd", 0755) == 0);
 	CHECK("FAN_RENAME: CREATE,ISDIR rnd", vm_inotify_expect(in_dir,
 	      IN_CREATE | IN_ISDIR, "rnd", NULL));
@@ -184,6 +186,10 @@ static void test_fan_rename(void)
 	CHECK("FAN_RENAME: r1 -> r2 with r2's own fid",
 	      vm_fanotify_expect_rename(fan, FAN_RENAME, "r1", "r2",
 					M "/rnd/r2"));
+	CHECK("FAN_RENAME: then MOVED_FROM r1, r2's own fid",
+	      vm_fanotify_expect_fid(fan, FAN_MOVED_FROM, "r1", M "/rnd/r2"));
+	CHECK("FAN_RENAME: then MOVED_TO r2, r2's own fid",
+	      vm_fanotify_expect_fid(fan, FAN_MOVED_TO, "r2", M "/rnd/r2"));
 	CHECK("FAN_RENAME: dnotify signal for rnd", vm_dnotify_signal(fd));
 	close(fd);
 	close(fan);

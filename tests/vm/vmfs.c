@@ -721,14 +721,16 @@ int vmfs_remote_rename(uint64_t parent, const char *name,
 	return err;
 }
 
-int vmfs_encode_rename(uint64_t parent, uint64_t generation,
-		       const char *name, uint64_t newparent,
-		       uint64_t newgeneration, const char *newname,
-		       void *buf, size_t size)
+int vmfs_encode_move(uint64_t parent, uint64_t generation, const char *name,
+		     uint64_t newparent, uint64_t newgeneration,
+		     const char *newname, uint32_t cookie, void *buf,
+		     size_t size)
 {
+	uint32_t moves = FUSE_FSNOTIFY_MOVED_FROM | FUSE_FSNOTIFY_MOVED_TO;
 	struct proto_event ev = {
 		.nodeid = parent, .generation = generation,
-		.mask = FUSE_FSNOTIFY_RENAME,
+		.mask = FUSE_FSNOTIFY_RENAME | (cookie ? moves : 0),
+		.cookie = cookie,
 		.namelen = strlen(name), .name = name,
 		.newdir = newparent, .newdir_generation = newgeneration,
 		.newnamelen = strlen(newname), .newname = newname,
@@ -752,17 +754,27 @@ int vmfs_encode_rename(uint64_t parent, uint64_t generation,
 	return len;
 }
 
+int vmfs_encode_rename(uint64_t parent, uint64_t generation,
+		       const char *name, uint64_t newparent,
+		       uint64_t newgeneration, const char *newname,
+		       void *buf, size_t size)
+{
+	return vmfs_encode_move(parent, generation, name, newparent,
+				newgeneration, newname, 0, buf, size);
+}
+
 /* The tests make no remote change while a frame is on its way. */
-int vmfs_send_rename(uint64_t parent, uint64_t generation, const char *name,
-		     uint64_t newparent, uint64_t newgeneration,
-		     const char *newname)
+int vmfs_send_move(uint64_t parent, uint64_t generation, const char *name,
+		   uint64_t newparent, uint64_t newgeneration,
+		   const char *newname, uint32_t cookie)
 {
 	unsigned char buf[PROTO_EVENT_FRAME_MAX];
 	uint64_t id;
 	int len, err;
 
-	len = vmfs_encode_rename(parent, generation, name, newparent,
-				 newgeneration, newname, buf, sizeof(buf));
+	len = vmfs_encode_move(parent, generation, name, newparent,
+			       newgeneration, newname, cookie, buf,
+			       sizeof(buf));
 	if (len < 0)
 		return len;
 	pthread_mutex_lock(&vmfs.lock);
@@ -773,6 +785,14 @@ int vmfs_send_rename(uint64_t parent, uint64_t generation, const char *name,
 	if (err)
 		vmfs_push_undo(id);
 	return err;
+}
+
+int vmfs_send_rename(uint64_t parent, uint64_t generation, const char *name,
+		     uint64_t newparent, uint64_t newgeneration,
+		     const char *newname)
+{
+	return vmfs_send_move(parent, generation, name, newparent,
+			      newgeneration, newname, 0);
 }
 
 int vmfs_remote_resize(uint64_t nodeid, off_t size)

@@ -91,6 +91,18 @@ int vmfs_encode_rename(uint64_t parent, uint64_t generation,
 		       uint64_t newgeneration, const char *newname,
 		       void *buf, size_t size);
 
+/*
+ * The same two with the rename's MOVED_FROM and MOVED_TO in the frame
+ * too, with cookie (kernel patch 16); cookie 0: as the two above.
+ */
+int vmfs_send_move(uint64_t parent, uint64_t generation, const char *name,
+		   uint64_t newparent, uint64_t newgeneration,
+		   const char *newname, uint32_t cookie);
+int vmfs_encode_move(uint64_t parent, uint64_t generation, const char *name,
+		     uint64_t newparent, uint64_t newgeneration,
+		     const char *newname, uint32_t cookie, void *buf,
+		     size_t size);
+
 /* A remote change of a file's size: the table changes, nothing is sent. */
 int vmfs_remote_resize(uint64_t nodeid, off_t size);
 
