@@ -87,6 +87,7 @@ enum e2e_op_kind {
 	E2E_TRUNCATE,	/* path, num = length */
 	E2E_SYMLINK,	/* path = new link, arg = target */
 	E2E_LINK,	/* path = existing, arg = new name */
+	E2E_TOUCH,	/* path: as touch(1) makes a file (open, futimens) */
 };
 
 struct e2e_op {
@@ -112,6 +113,7 @@ struct e2e_op {
 #define OP_TRUNCATE(p, len)	{ E2E_TRUNCATE, (p), NULL, (len) }
 #define OP_SYMLINK(p, target)	{ E2E_SYMLINK, (p), (target), 0 }
 #define OP_LINK(p, newname)	{ E2E_LINK, (p), (newname), 0 }
+#define OP_TOUCH(p)		{ E2E_TOUCH, (p), NULL, 0 }
 
 /* Applies ops (up to E2E_END) under root/base; 0 or -errno of the first. */
 int e2e_ops_apply(const char *root, const char *base,

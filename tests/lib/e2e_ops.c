@@ -74,6 +74,22 @@ static int e2e_utimes_at(int dir, const char *path, long secs)
 	return utimensat(dir, path, ts, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
 }
 
+/* What touch(1) does to a name that does not exist yet. */
+static int e2e_touch_at(int dir, const char *path)
+{
+	int fd = openat(dir, path, O_CREAT | O_WRONLY | O_NOCTTY |
+			O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (futimens(fd, NULL))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	return err;
+}
+
 /* Returns 0 or -errno; the syscalls that return 0/-1 share one exit. */
 static int e2e_op_apply(int dir, const struct e2e_op *op)
 {
@@ -120,6 +136,8 @@ static int e2e_op_apply(int dir, const struct e2e_op *op)
 	case E2E_LINK:
 		rc = linkat(dir, op->path, dir, op->arg, 0);
 		break;
+	case E2E_TOUCH:
+		return e2e_touch_at(dir, op->path);
 	default:
 		return -EINVAL;
 	}
