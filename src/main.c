@@ -8,6 +8,7 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,6 +22,8 @@
 #include "cpu_pin.h"
 #include "delivery.h"
 #include "log_out.h"
+#include "mount_gone.h"
+#include "deliver/mount_cwd.h"
 #include "fs/fs.h"
 #include "fs/passthrough.h"
 #include "proto_io.h"
@@ -167,6 +170,27 @@ static int serve(struct server *s)
 	return ret;
 }
 
+/* How long the kernel may take to end the connection after users unmount. */
+#define CONNECTION_END_MS 2000
+
+/*
+ * Users unmounted it, and the threads that held our copies of the mount
+ * have ended: the kernel ends the connection once those copies are gone.
+ * Then fuse_session_unmount() only frees what it holds, and leaves alone
+ * the mount point, which may be someone else's by now.
+ */
+static bool connection_ended(struct fuse_session *se)
+{
+	struct pollfd p = { .fd = fuse_session_fd(se) };
+
+	if (poll(&p, 1, CONNECTION_END_MS) == 1 && (p.revents & POLLERR))
+		return true;
+	fuse_log(FUSE_LOG_ERR,
+		 "rnotifyfs: the connection still lives %d ms after the unmount\n",
+		 CONNECTION_END_MS);
+	return false;
+}
+
 static bool wants_protocol(const struct cli *cli)
 {
 	return cli->delivery == CLI_DELIVERY_AUTO ||
@@ -175,6 +199,7 @@ static bool wants_protocol(const struct cli *cli)
 
 static int mount_and_serve(struct server *s)
 {
+	struct mount_gone *gone;
 	struct fs_config fc = {
 		.backing = s->cli.backing,
 		.entry_timeout = s->cli.entry_timeout,
@@ -210,7 +235,16 @@ static int mount_and_serve(struct server *s)
 		log_out_syslog();
 	/* Threads inherit the mask: only the stopper takes these signals. */
 	pthread_sigmask(SIG_BLOCK, &s->stop_signals, NULL);
+	gone = mount_gone_start(s->cli.mountpoint);
+	if (gone)
+		mount_cwd_use_copy();
+	else
+		fuse_log(FUSE_LOG_WARNING,
+			 "rnotifyfs: cannot watch the mount table (%s): umount fails while a remote change is replayed or a remote writer holds a file open\n",
+			 strerror(errno));
 	ret = serve(s);
+	if (mount_gone_stop(gone) && !connection_ended(s->se))
+		goto out_session;
 out_unmount:
 	fuse_session_unmount(s->se);
 out_session:

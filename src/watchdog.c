@@ -11,9 +11,11 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "mountinfo.h"
 #include "watchdog.h"
 
 #define FUSECTL_DIR "/sys/fs/fuse/connections"
@@ -24,43 +26,18 @@ struct watchdog {
 	int release_fd;		/* write end: one byte means "ended cleanly" */
 };
 
-/* mountinfo escapes blanks and backslashes as \ooo. */
-static bool mountinfo_path_is(const char *field, const char *path)
-{
-	unsigned int c;
-
-	while (*field && *path) {
-		if (field[0] == '\\' && sscanf(field + 1, "%3o", &c) == 1) {
-			if ((unsigned char)*path != c)
-				return false;
-			field += 4;
-		} else if (*field++ != *path) {
-			return false;
-		}
-		path++;
-	}
-	return !*field && !*path;
-}
-
-/* The device of the last mount on mountpoint: its fusectl number. */
+/*
+ * The fusectl number of the mount on mountpoint: its device, as the
+ * kernel encodes a dev_t.
+ */
 static int connection_of(const char *mountpoint, unsigned int *conn)
 {
-	char line[4096], point[4096];
-	unsigned int maj, min;
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	int found = -ENOENT;
+	dev_t dev;
+	int err = mountinfo_dev_of(mountpoint, &dev);
 
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &min,
-			   point) == 3 && mountinfo_path_is(point, mountpoint)) {
-			/* The kernel's own dev_t encoding names it. */
-			*conn = maj << 20 | min;
-			found = 0;
-		}
-	fclose(f);
-	return found;
+	if (!err)
+		*conn = major(dev) << 20 | minor(dev);
+	return err;
 }
 
 static void abort_connection(unsigned int conn)

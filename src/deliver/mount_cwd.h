@@ -7,7 +7,13 @@
  * The thread unshares its fs_struct, then makes the mount root its
  * working directory while it has work and "/" when idle: held for good,
  * the directory (like an open fd) would make a plain `fusermount3 -u`
- * fail with EBUSY. Not an fd on the root: opening the root gives its
+ * fail with EBUSY. When the server watches for users' unmounting
+ * (mount_gone.h), the thread also gets a mount namespace of its own, so
+ * that the mount it works in, and holds files open in for remote
+ * writers, is its private copy: `umount` of the users' mount then never
+ * finds it busy because of us. Events made through the copy reach
+ * inotify and fanotify inode and filesystem marks as any other, but not
+ * fanotify mount marks on the users' mount. Not an fd on the root: opening the root gives its
  * watchers OPEN|ISDIR and CLOSE_NOWRITE|ISDIR and costs an OPENDIR and a
  * RELEASEDIR, while chdir() makes no event and no request; and
  * open_by_handle_at() refuses an O_PATH fd as its mount fd (EBADF) but
@@ -26,7 +32,16 @@ struct mount_cwd {
 	bool in;		/* the working directory is the mount root */
 };
 
-/* The calling thread gets a working directory of its own: 0 or -errno. */
+/*
+ * Threads that call mount_cwd_own() from now on get a private copy of
+ * the mounts (see above): once mount_gone is watching.
+ */
+void mount_cwd_use_copy(void);
+
+/*
+ * The calling thread gets a working directory of its own, and a copy of
+ * the mounts if asked for: 0 or -errno.
+ */
 int mount_cwd_own(void);
 
 /*

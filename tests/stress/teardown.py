@@ -15,13 +15,16 @@ the server's exit status or log fail a check.
                    reaches the moved directory's watch. Then the same
                    locally.
   unmount_busy     unmount while thousands of remote changes are queued
-                   for replay: unmount completes, the server exits 0
-                   within a bound.
-  stop_busy        SIGTERM while remote changes are queued for replay
-                   (where a plain unmount is refused): the server exits 0
-                   within a bound without replaying them all (it logs
-                   how many it left), the mount is gone and the watch
-                   ends with IN_IGNORED.
+                   for replay: the first fusermount3 -u succeeds (the
+                   replayer works in its own copy of the mount), the
+                   server notices and exits 0 within a bound.
+  unmount_writer   unmount while a host process holds a file open that
+                   it wrote (the replayer holds it open on the mount, for
+                   the CLOSE_WRITE to come): the same.
+  stop_busy        SIGTERM while remote changes are queued for replay:
+                   the server exits 0 within a bound without replaying
+                   them all (it logs how many it left), the mount is gone
+                   and the watch ends with IN_IGNORED.
 Every scenario ends with the server stopped and its log free of
 sanitizer reports.
 """
@@ -122,28 +125,51 @@ def rename_watched(chk, m):
 
 
 def unmount_busy(chk, m):
+    """The burst is made while the server is stopped, so that its replay
+    is under way (its first CREATE read) when the unmount comes."""
     os.mkdir(m.bpath("d"))
     m.sync()
     w = Watches(m, ["d"])
-    for i in range(BURST):
-        os.mknod(m.bpath(f"d/f{i}"))
-    t0 = time.monotonic()
-    tries = 0
-    while rnfix.is_mounted(m.mnt) and time.monotonic() - t0 < 30:
-        tries += 1
-        subprocess.run(["fusermount3", "-u", m.mnt],
-                       stderr=subprocess.DEVNULL)
-        time.sleep(0.05)	# between retries of a busy unmount
-    got = []
-    w.ino.wait_for(lambda e: e[1] & rnfix.IN_IGNORED, 5, got)
-    chk.ok("unmounted", not rnfix.is_mounted(m.mnt),
-           "fusermount3 -u still busy after 30 s")
+    with m.paused():
+        for i in range(BURST):
+            os.mknod(m.bpath(f"d/f{i}"))
+    first = []
+    chk.ok("replay_started", w.ino.wait_for(lambda e: e[3] == b"f0", 10,
+                                            first), f"read {first}")
+    got = unmounts_at_once(chk, m, w)
+    chk.info(f"{BURST} remote creates queued; the watcher read "
+             f"{len(first) + len(got) + 1} events before IGNORED")
+
+
+def unmounts_at_once(chk, m, w):
+    """One fusermount3 -u unmounts; the server notices and exits 0, and
+    the watch ends with IN_IGNORED. The events read before it."""
+    out = subprocess.run(["fusermount3", "-u", m.mnt], capture_output=True,
+                         text=True)
+    chk.ok("unmounted_at_once", out.returncode == 0 and
+           not rnfix.is_mounted(m.mnt), f"exit {out.returncode}: "
+           f"{out.stderr.strip()}")
     exited = rnfix.wait_until(lambda: m.proc.poll() is not None, 15)
     chk.ok("server_exits_0", exited and m.proc.returncode == 0,
            f"exit {m.proc.poll()}: {m.server_log()[-300:]}")
-    chk.info(f"{BURST} remote creates queued; unmounted after {tries} "
-             f"fusermount3 -u tries; the watcher read {len(got)} events "
-             "before IGNORED")
+    got = []
+    chk.ok("watch_ignored", w.ino.wait_for(lambda e: e[1] &
+                                           rnfix.IN_IGNORED, 5, got),
+           f"no IN_IGNORED; read {got[-5:]}")
+    return got
+
+
+def unmount_writer(chk, m):
+    os.mkdir(m.bpath("d"))
+    m.sync()
+    w = Watches(m, ["d"])
+    with open(m.bpath("d/log"), "ab", buffering=0) as f:
+        f.write(b"line\n")
+        seen = []
+        chk.ok("modify_seen", w.ino.wait_for(
+            lambda e: e[3] == b"log" and e[1] & rnfix.IN_MODIFY, 10, seen),
+            f"read {seen}")
+        unmounts_at_once(chk, m, w)
 
 
 def stop_busy(chk, m):
@@ -182,7 +208,8 @@ def stop_busy(chk, m):
 def main():
     server = sys.argv[1]
     failed = 0
-    for fn in (rmdir_watched, rename_watched, unmount_busy, stop_busy):
+    for fn in (rmdir_watched, rename_watched, unmount_busy, unmount_writer,
+               stop_busy):
         chk = rnfix.Checks(f"teardown/{fn.__name__}")
         m = rnfix.Mount(server, "teardown")
         if chk.ok("mount", m.start(), m.server_log()[-300:]):

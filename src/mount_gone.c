@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <fuse_log.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "mount_gone.h"
+#include "mountinfo.h"
+
+struct mount_gone {
+	dev_t dev;
+	FILE *table;		/* /proc/self/mountinfo */
+	int stop_fd;		/* eventfd: written once to stop */
+	atomic_bool gone;
+	pthread_t thread;
+};
+
+/* Until the table changes or we are stopped: false when stopped. */
+static bool table_changed(struct mount_gone *g)
+{
+	struct pollfd p[2] = {
+		{ .fd = fileno(g->table), .events = POLLPRI },
+		{ .fd = g->stop_fd, .events = POLLIN },
+	};
+
+	for (;;) {
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return false;
+		}
+		return !p[1].revents;
+	}
+}
+
+/* Looks at the table first: users may have unmounted it already. */
+static void *gone_main(void *arg)
+{
+	struct mount_gone *g = arg;
+
+	do {
+		int has = mountinfo_has_dev(g->table, g->dev);
+
+		if (has < 0) {
+			fuse_log(FUSE_LOG_ERR,
+				 "rnotifyfs: cannot read the mount table (%s): stop the server by hand after unmounting\n",
+				 strerror(-has));
+			break;
+		}
+		if (!has) {
+			atomic_store(&g->gone, true);
+			fuse_log(FUSE_LOG_INFO,
+				 "rnotifyfs: unmounted: stopping\n");
+			kill(getpid(), SIGTERM);
+			break;
+		}
+	} while (table_changed(g));
+	return NULL;
+}
+
+static void gone_free(struct mount_gone *g)
+{
+	if (g->table)
+		fclose(g->table);
+	if (g->stop_fd >= 0)
+		close(g->stop_fd);
+	free(g);
+}
+
+struct mount_gone *mount_gone_start(const char *mountpoint)
+{
+	struct mount_gone *g = calloc(1, sizeof(*g));
+	int err;
+
+	if (!g)
+		return NULL;
+	g->stop_fd = eventfd(0, EFD_CLOEXEC);
+	err = mountinfo_dev_of(mountpoint, &g->dev);
+	if (!err && g->stop_fd < 0)
+		err = -errno;
+	if (!err) {
+		g->table = fopen("/proc/self/mountinfo", "re");
+		if (!g->table)
+			err = -errno;
+	}
+	if (!err)
+		err = -pthread_create(&g->thread, NULL, gone_main, g);
+	if (err) {
+		gone_free(g);
+		errno = -err;
+		return NULL;
+	}
+	return g;
+}
+
+bool mount_gone_stop(struct mount_gone *g)
+{
+	uint64_t one = 1;
+	bool gone;
+
+	if (!g)
+		return false;
+	if (write(g->stop_fd, &one, sizeof(one)) != sizeof(one))
+		fuse_log(FUSE_LOG_ERR, "rnotifyfs: cannot stop the unmount watch\n");
+	pthread_join(g->thread, NULL);
+	gone = atomic_load(&g->gone);
+	gone_free(g);
+	return gone;
+}

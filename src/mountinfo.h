@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Reading /proc/self/mountinfo: which device a mount point shows, and
+ * whether a device is still mounted anywhere in our mount namespace.
+ */
+#ifndef RNOTIFY_MOUNTINFO_H
+#define RNOTIFY_MOUNTINFO_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/* The device of the last mount on mountpoint: 0, or -ENOENT or -errno. */
+int mountinfo_dev_of(const char *mountpoint, dev_t *dev);
+
+/*
+ * Is dev mounted anywhere in the table f (a mountinfo file, read from
+ * its start)? 1, 0, or -errno if it cannot be read.
+ */
+int mountinfo_has_dev(FILE *f, dev_t dev);
+
+#endif
