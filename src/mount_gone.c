@@ -41,14 +41,14 @@ static bool table_changed(struct mount_gone *g)
 	}
 }
 
-/* Looks at the table first: users may have unmounted it already. */
+/* Reads the table at every change, until our device has left it. */
 static void *gone_main(void *arg)
 {
 	struct mount_gone *g = arg;
+	int has;
 
-	do {
-		int has = mountinfo_has_dev(g->table, g->dev);
-
+	while (table_changed(g)) {
+		has = mountinfo_has_dev(g->table, g->dev);
 		if (has < 0) {
 			fuse_log(FUSE_LOG_ERR,
 				 "rnotifyfs: cannot read the mount table (%s): stop the server by hand after unmounting\n",
@@ -62,8 +62,23 @@ static void *gone_main(void *arg)
 			kill(getpid(), SIGTERM);
 			break;
 		}
-	} while (table_changed(g));
+	}
 	return NULL;
+}
+
+#define MOUNT_GONE_STACK (64 << 10)
+
+static int start_thread(struct mount_gone *g)
+{
+	pthread_attr_t attr;
+	int err = pthread_attr_init(&attr);
+
+	if (!err)
+		err = pthread_attr_setstacksize(&attr, MOUNT_GONE_STACK);
+	if (!err)
+		err = pthread_create(&g->thread, &attr, gone_main, g);
+	pthread_attr_destroy(&attr);
+	return -err;
 }
 
 static void gone_free(struct mount_gone *g)
@@ -91,8 +106,15 @@ struct mount_gone *mount_gone_start(const char *mountpoint)
 		if (!g->table)
 			err = -errno;
 	}
+	/*
+	 * The first read here: its buffer comes from this thread's heap, so
+	 * the watching thread allocates nothing (a server under an address
+	 * space limit may not afford it an arena), nor does its stack.
+	 */
+	if (!err && mountinfo_has_dev(g->table, g->dev) != 1)
+		err = -ENOENT;
 	if (!err)
-		err = -pthread_create(&g->thread, NULL, gone_main, g);
+		err = start_thread(g);
 	if (err) {
 		gone_free(g);
 		errno = -err;

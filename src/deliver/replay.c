@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../mountinfo.h"
 #include "overflow_log.h"
 #include "replay_internal.h"
 
@@ -38,6 +39,9 @@ struct replay *replay_new(struct fs *fs, struct event_queue *q,
 		free(r);
 		return NULL;
 	}
+	/* The first entry learns it otherwise (mount_cwd.h). */
+	if (mountinfo_dev_of(mountpoint, &r->mount_dev))
+		r->mount_dev = 0;
 	r->fs = fs;
 	r->queue = q;
 	r->pin = pin;
@@ -61,26 +65,16 @@ static pid_t replay_self(void)
 }
 
 /*
- * The first entry learns which device the mount is; every later one, by
- * any thread, checks that it is still that one.
+ * A working directory (and copy of the mounts) of the thread's own. Not
+ * an entry into the mount yet: that may wait for a GETATTR, which only
+ * the session loop, started after the pump, answers; a start that failed
+ * would then wait for this thread for good.
  */
 int replay_thread_init(void *arg)
 {
 	struct replay *r = arg;
-	struct mount_cwd cwd = { .path = r->mountpoint };
 	int ret = mount_cwd_own();
 
-	if (!ret)
-		ret = mount_cwd_enter(&cwd);
-	if (!ret) {
-		mount_cwd_leave(&cwd);
-		pthread_mutex_lock(&r->lock);
-		if (!r->mount_dev)
-			r->mount_dev = cwd.dev;
-		else if (r->mount_dev != cwd.dev)
-			ret = -EXDEV;
-		pthread_mutex_unlock(&r->lock);
-	}
 	if (ret)
 		fuse_log(FUSE_LOG_ERR, "rnotifyfs: replay: %s: %s\n",
 			 r->mountpoint, strerror(-ret));

@@ -67,7 +67,7 @@ struct replay {
 	struct event_queue *queue;
 	struct cpu_pin *pin;
 	char *mountpoint;
-	dev_t mount_dev;		/* the mount's, from the first entry */
+	dev_t mount_dev;		/* the mount's: every entry checks it */
 	uid_t uid;			/* ours, for stand-in attributes */
 	gid_t gid;
 	_Atomic pid_t tid;		/* the replayer thread */
