@@ -13,12 +13,15 @@
  * writers, is its private copy: `umount` of the users' mount then never
  * finds it busy because of us. Events made through the copy reach
  * inotify and fanotify inode and filesystem marks as any other, but not
- * fanotify mount marks on the users' mount. Not an fd on the root: opening the root gives its
- * watchers OPEN|ISDIR and CLOSE_NOWRITE|ISDIR and costs an OPENDIR and a
+ * fanotify mount marks on the users' mount.
+ *
+ * Not an fd on the root: opening the root gives its watchers
+ * OPEN|ISDIR and CLOSE_NOWRITE|ISDIR and costs an OPENDIR and a
  * RELEASEDIR, while chdir() makes no event and no request; and
  * open_by_handle_at() refuses an O_PATH fd as its mount fd (EBADF) but
- * takes AT_FDCWD. Each entry is checked to be our mount (the device of
- * the first entry), not something mounted on top since.
+ * takes AT_FDCWD. Each entry is checked to be our mount (its device, as
+ * the caller knows it or the first entry learned it), not something
+ * mounted on top since.
  */
 #ifndef RNOTIFY_MOUNT_CWD_H
 #define RNOTIFY_MOUNT_CWD_H

@@ -39,9 +39,8 @@ struct replay *replay_new(struct fs *fs, struct event_queue *q,
 		free(r);
 		return NULL;
 	}
-	/* The first entry learns it otherwise (mount_cwd.h). */
-	if (mountinfo_dev_of(mountpoint, &r->mount_dev))
-		r->mount_dev = 0;
+	/* Left 0 if not found: each turn's first entry then learns it. */
+	mountinfo_dev_of(mountpoint, &r->mount_dev);
 	r->fs = fs;
 	r->queue = q;
 	r->pin = pin;
