@@ -69,7 +69,10 @@ enum rn_event_kind {
 
 /*
  * Field use by kind:
- *   CREATE, DELETE:      dir, name, isdir; obj when the host could name it
+ *   CREATE, DELETE:      dir, name, isdir; obj when the host could name it;
+ *                        moved if a rename brought the name in from outside
+ *                        the export or took it out (a watcher of the
+ *                        backing store sees MOVED_TO or MOVED_FROM alone)
  *   MOVE:                dir, name (from), dir2, name2 (to), isdir, obj
  *   MODIFY, ATTRIB,
  *   CLOSE_WRITE:         obj; dir and name when the host reported them
@@ -80,6 +83,7 @@ enum rn_event_kind {
 struct rn_event {
 	enum rn_event_kind kind;
 	bool isdir;
+	bool moved;
 	struct rn_id obj;
 	struct rn_id dir;
 	struct rn_id dir2;

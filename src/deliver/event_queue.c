@@ -50,6 +50,7 @@ struct queue_record {
 	uint16_t size;		/* bytes, a multiple of 8; 0: wrap mark */
 	uint8_t kind;
 	uint8_t isdir;
+	uint8_t moved;
 	uint8_t len;		/* of name (NAME_MAX is 255) */
 	uint8_t len2;		/* of name2 */
 	struct queue_id obj;
@@ -193,6 +194,7 @@ static void record_append(struct event_queue *q, const struct rn_event *ev)
 	r->size = n;
 	r->kind = ev->kind;
 	r->isdir = ev->isdir;
+	r->moved = ev->moved;
 	r->len = len;
 	r->len2 = len2;
 	r->obj = id_pack(&ev->obj);
@@ -328,6 +330,7 @@ static void record_copy(const struct queue_record *r, struct rn_event *ev)
 	memset(ev, 0, sizeof(*ev));
 	ev->kind = r->kind;
 	ev->isdir = r->isdir;
+	ev->moved = r->moved;
 	id_unpack(&r->obj, &ev->obj);
 	id_unpack(&r->dir, &ev->dir);
 	p = r->tail;

@@ -104,16 +104,31 @@ static int unhold(int held, int ret)
 	return ret;
 }
 
+/* A nonzero cookie no earlier rename used, as the kernel gives each. */
+static uint32_t next_cookie(struct proto_send *s)
+{
+	return ++s->cookie ? s->cookie : ++s->cookie;
+}
+
+/*
+ * A name renamed in from outside the export is, for watchers of the
+ * mount, a rename from a place none of them can see: MOVED_TO alone, with
+ * a cookie nothing pairs, as a local rename from an unwatched directory.
+ */
 static int deliver_create(struct proto_send *s, const struct rn_event *ev)
 {
-	uint32_t mask = FUSE_FSNOTIFY_CREATE | isdir_bit(ev);
+	uint32_t kind = ev->moved ? FUSE_FSNOTIFY_MOVED_TO :
+				    FUSE_FSNOTIFY_CREATE;
+	uint32_t mask = kind | isdir_bit(ev);
 	struct proto_node dir;
 	int held = -1;
 
 	if (!dir_known(s, ev, mask, &dir, &held))
 		return 0;
 	fs_name_forget(s->cfg.fs, dir.id, ev->name);
-	return unhold(held, send_event(s, &dir, mask, 0, ev->name));
+	return unhold(held, send_event(s, &dir, mask,
+				       ev->moved ? next_cookie(s) : 0,
+				       ev->name));
 }
 
 /*
@@ -138,6 +153,42 @@ static bool delete_shown(struct proto_send *s, const struct proto_node *dir,
 		return true;
 	}
 	return !fs_notify_delete(s->cfg.fs, dir->id, child, ev->name);
+}
+
+/* The node the kernel holds for ev's object, found by id or by name. */
+static bool moved_node(struct proto_send *s, const struct proto_node *dir,
+		       const struct rn_event *ev, struct proto_node *n)
+{
+	if (proto_node_known(s, &ev->obj, n))
+		return true;
+	/* The inotify host watcher cannot name an object moved out. */
+	return fs_name_shown(s->cfg.fs, dir->id, ev->name, &n->id) &&
+	       fs_node_live(s->cfg.fs, n->id, &n->gen);
+}
+
+/*
+ * A name renamed out of the export: MOVED_FROM alone, with a cookie
+ * nothing pairs, then MOVE_SELF if the kernel holds the object, as a
+ * local rename into an unwatched directory reports it. The object was
+ * not removed: no DELETE_SELF, and its watches stay (nothing outside the
+ * export reaches them).
+ */
+static int deliver_moved_out(struct proto_send *s, const struct rn_event *ev)
+{
+	uint32_t mask = FUSE_FSNOTIFY_MOVED_FROM | isdir_bit(ev);
+	struct proto_node dir, obj;
+	int held = -1, ret;
+	bool held_obj;
+
+	if (!dir_known(s, ev, mask, &dir, &held))
+		return 0;
+	held_obj = moved_node(s, &dir, ev, &obj);
+	fs_name_forget(s->cfg.fs, dir.id, ev->name);
+	ret = send_event(s, &dir, mask, next_cookie(s), ev->name);
+	if (ret >= 0 && held_obj)
+		ret = send_event(s, &obj, FUSE_FSNOTIFY_MOVE_SELF |
+				 isdir_bit(ev), 0, NULL);
+	return unhold(held, ret);
 }
 
 static int deliver_delete(struct proto_send *s, const struct rn_event *ev)
@@ -187,7 +238,7 @@ static int send_move(struct proto_send *s, const struct rn_event *ev,
 		     const struct proto_node *from,
 		     const struct proto_node *to)
 {
-	uint32_t cookie = ++s->cookie ? s->cookie : ++s->cookie;
+	uint32_t cookie = next_cookie(s);
 	bool has_obj, renamed = false;
 	struct proto_node obj;
 	int ret = 0;
@@ -362,6 +413,8 @@ int proto_deliver(struct proto_send *s, const struct rn_event *ev)
 	case RN_EV_CREATE:
 		return deliver_create(s, ev);
 	case RN_EV_DELETE:
+		if (ev->moved)
+			return deliver_moved_out(s, ev);
 		return deliver_delete(s, ev);
 	case RN_EV_MOVE:
 		return deliver_move(s, ev);

@@ -198,6 +198,7 @@ static void fan_rename(struct fan_watch *w, const struct fan_record *rec,
 		w->emit_dir[0] = &rec->old;
 		memset(&ev->dir2, 0, sizeof(ev->dir2));
 		ev->name2[0] = '\0';
+		ev->moved = true;
 		fan_emit(w, ev, RN_EV_DELETE);
 	} else if (to) {
 		w->emit_dir[0] = &rec->new;
@@ -205,6 +206,7 @@ static void fan_rename(struct fan_watch *w, const struct fan_record *rec,
 		strcpy(ev->name, ev->name2);
 		memset(&ev->dir2, 0, sizeof(ev->dir2));
 		ev->name2[0] = '\0';
+		ev->moved = true;
 		fan_emit(w, ev, RN_EV_CREATE);
 	}
 	/* Everything below a moved directory may have changed sides. */

@@ -326,6 +326,7 @@ static void ino_from_flush(struct ino_watch *w)
 	ev.dir = d->id;
 	ev.isdir = w->from.isdir;
 	strcpy(ev.name, w->from.name);
+	ev.moved = true;
 	if (ev.isdir)
 		ino_dir_left(w, w->from.wd, w->from.name);
 	if (!ino_own(w, &ev.dir, ev.name, RN_EV_DELETE))
@@ -405,6 +406,7 @@ static void ino_named(struct ino_watch *w, const struct ino_record *r,
 	memset(&ev, 0, sizeof(ev));
 	ev.dir = d->id;
 	ev.isdir = r->mask & IN_ISDIR;
+	ev.moved = r->mask & IN_MOVED_TO;	/* its IN_MOVED_FROM was outside */
 	strcpy(ev.name, r->name);
 	if (!(r->mask & IN_DELETE))
 		ino_obj(w, r->wd, r->name, &ev.obj);

@@ -56,15 +56,17 @@ static void test_order(void)
 	}
 	for (int i = 0; i < 6; i++) {
 		ev = named(RN_EV_CREATE, i);
+		ev.moved = i & 1;
 		ok &= event_queue_push(q, &ev);
 	}
 	for (int i = 0; i < 6; i++) {
 		char want[16];
 
 		snprintf(want, sizeof(want), "f%d", i);
-		ok &= take(q, &ev) && !strcmp(ev.name, want);
+		ok &= take(q, &ev) && !strcmp(ev.name, want) &&
+		      ev.moved == (i & 1);
 	}
-	CHECK("queue keeps order across wrap-around", ok);
+	CHECK("queue keeps order and moved marks across wrap-around", ok);
 	event_queue_free(q);
 }
 

@@ -61,6 +61,7 @@ struct want {
 	const char *dir, *name;		/* dir: in the scratch tree, or "" */
 	const char *dir2, *name2;
 	const char *obj;		/* path whose id is obj, or NULL */
+	bool moved;			/* renamed across the export's edge */
 };
 
 static void s_create(void) { mkfile("exp/f", "x"); }
@@ -119,7 +120,9 @@ struct step {
 	struct want want[4];
 };
 
-#define W(...) { __VA_ARGS__ }
+#define W(...) { __VA_ARGS__, false }
+/* Renamed across the export's edge: MOVED_TO or MOVED_FROM alone */
+#define W_MOVED(...) { __VA_ARGS__, true }
 static const struct step steps[] = {
 	{ "create+write", s_create, false, {
 		W(RN_EV_CREATE, false, "exp", "f", NULL, NULL, "exp/f"),
@@ -159,18 +162,18 @@ static const struct step steps[] = {
 		W(RN_EV_ATTRIB, true, "", "", NULL, NULL, "exp"),
 	} },
 	{ "outside-then-move-in", s_move_in, false, {
-		W(RN_EV_CREATE, false, "exp", "x", NULL, NULL, "exp/x"),
+		W_MOVED(RN_EV_CREATE, false, "exp", "x", NULL, NULL, "exp/x"),
 	} },
 	{ "move-out", s_move_out, false, {
-		W(RN_EV_DELETE, false, "exp", "x", NULL, NULL, NULL),
+		W_MOVED(RN_EV_DELETE, false, "exp", "x", NULL, NULL, NULL),
 	} },
 	{ "mkdir-m", s_dir_out, false, {
 		W(RN_EV_CREATE, true, "exp", "m", NULL, NULL, "exp/m"),
 	} },
 	{ "dir-moved-out", s_dir_moved_out, false, {
-		W(RN_EV_DELETE, true, "exp", "m", NULL, NULL, NULL),
+		W_MOVED(RN_EV_DELETE, true, "exp", "m", NULL, NULL, NULL),
 	} },
-	{ "own-change", s_own, true, { W(0) } },
+	{ "own-change", s_own, true, { { 0 } } },
 	{ "sentinel", s_sentinel, false, {
 		W(RN_EV_CREATE, false, "exp", "zz_end", NULL, NULL,
 		  "exp/zz_end"),
@@ -221,8 +224,9 @@ static bool next_event(struct watch *w, struct queue *q, struct rn_event *ev)
 
 static void describe(char *buf, size_t n, const struct rn_event *ev)
 {
-	snprintf(buf, n, "%s%s '%s' -> '%s'", rn_event_kind_name(ev->kind),
-		 ev->isdir ? "|ISDIR" : "", ev->name, ev->name2);
+	snprintf(buf, n, "%s%s%s '%s' -> '%s'", rn_event_kind_name(ev->kind),
+		 ev->isdir ? "|ISDIR" : "", ev->moved ? " (moved)" : "",
+		 ev->name, ev->name2);
 }
 
 static bool same(const struct want *x, const struct rn_event *ev)
@@ -233,6 +237,7 @@ static bool same(const struct want *x, const struct rn_event *ev)
 	id_of(x->dir2, &dir2);
 	id_of(x->obj, &obj);
 	return ev->kind == x->kind && ev->isdir == x->isdir &&
+	       ev->moved == x->moved &&
 	       strcmp(ev->name, x->name) == 0 &&
 	       strcmp(ev->name2, x->name2 ? x->name2 : "") == 0 &&
 	       rn_id_equal(&ev->dir, &dir) && rn_id_equal(&ev->dir2, &dir2) &&

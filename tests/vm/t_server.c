@@ -7,12 +7,12 @@
  * stopped), a rename reaches FAN_RENAME and DN_RENAME watchers, and
  * remote changes made to BACKING (a tmpfs) reach inotify and fanotify
  * watchers on the mount as notifications: every event type, rename
- * cookies, DELETE_SELF/IGNORED, children the kernel never looked up
- * (pushed with their entry, the lookup count exact; not pushed once the
- * name leads to another file), fresh content after
- * MODIFY, local changes exactly once, events in directories the kernel
- * never looked up for a filesystem mark, and an overflow
- * of the server's host watcher as IN_Q_OVERFLOW on the mount. With
+ * cookies, renames across the export's edge, DELETE_SELF/IGNORED,
+ * children the kernel never looked up (pushed with their entry, the
+ * lookup count exact; not pushed once the name leads to another file),
+ * fresh content after MODIFY, local changes exactly once, events in
+ * directories the kernel never looked up for a filesystem mark, and an
+ * overflow of the server's host watcher as IN_Q_OVERFLOW on the mount. With
  * delivery=replay it declines the offer and replays, as on a stock kernel.
  */
 #include <dirent.h>
@@ -38,6 +38,7 @@ CHECK_MAIN_DEFS;
 
 #define B "/mnt/srv_backing"
 #define M "/mnt/srv_mount"
+#define OUT "/mnt/outside"
 #define IN_EVENTS (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | \
 		   IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE)
 
@@ -445,6 +446,55 @@ static void test_rename_unwatched(void)
 	      errno == ENOENT);
 }
 
+/*
+ * A rename across the export's edge, seen from the mount, is a rename
+ * from or to a place no watcher can see: MOVED_TO or MOVED_FROM alone,
+ * with a cookie nothing pairs, and MOVE_SELF (not DELETE_SELF) for the
+ * object's own watchers. /mnt/outside is on the backing store's tmpfs.
+ */
+static void test_moves_across_edge(void)
+{
+	int in_od = inotify_init1(IN_CLOEXEC);
+	uint32_t c1 = 0, c2 = 0;
+	struct stat st;
+
+	CHECK("edge: outside dir and file", !mkdir(OUT, 0755) &&
+	      vm_put(OUT "/mi", "came in", 0));
+	CHECK("edge: remote rename in", rename(OUT "/mi", B "/mi") == 0);
+	CHECK("edge: MOVED_TO mi alone", vm_inotify_expect(in_dir,
+	      IN_MOVED_TO, "mi", &c1) && c1);
+	CHECK("edge: content through the mount", reads(M "/mi", "came in"));
+	CHECK("edge: remote rename of a held file out",
+	      rename(B "/mi", OUT "/mo") == 0);
+	CHECK("edge: MOVED_FROM mi alone, another cookie",
+	      vm_inotify_expect(in_dir, IN_MOVED_FROM, "mi", &c2) && c2 &&
+	      c2 != c1);
+	CHECK("edge: gone through the mount", stat(M "/mi", &st) &&
+	      errno == ENOENT);
+	CHECK("edge: remote mkdir od", mkdir(B "/od", 0755) == 0);
+	CHECK("edge: CREATE,ISDIR od", vm_inotify_expect(in_dir,
+	      IN_CREATE | IN_ISDIR, "od", NULL));
+	CHECK("edge: watch od, and the root on the same group",
+	      inotify_add_watch(in_od, M "/od", IN_MOVE_SELF |
+				IN_DELETE_SELF) >= 0 &&
+	      inotify_add_watch(in_od, M, IN_CREATE) >= 0);
+	CHECK("edge: remote rename of od out", rename(B "/od", OUT "/od") == 0);
+	CHECK("edge: MOVED_FROM,ISDIR od", vm_inotify_expect(in_dir,
+	      IN_MOVED_FROM | IN_ISDIR, "od", &c1) && c1 && c1 != c2);
+	CHECK("edge: MOVE_SELF on od", vm_inotify_expect(in_od, IN_MOVE_SELF,
+	      "", NULL));
+	CHECK("edge: remote sentinel", mkdir(B "/oe", 0755) == 0);
+	CHECK("edge: then the sentinel, no DELETE_SELF or IGNORED for od",
+	      vm_inotify_expect(in_od, IN_CREATE | IN_ISDIR, "oe", NULL));
+	CHECK("edge: the root's watch saw the sentinel next",
+	      vm_inotify_expect(in_dir, IN_CREATE | IN_ISDIR, "oe", NULL));
+	CHECK("edge: remote cleanup", !rmdir(B "/oe") && !unlink(OUT "/mo") &&
+	      !rmdir(OUT "/od") && !rmdir(OUT));
+	CHECK("edge: DELETE,ISDIR oe", vm_inotify_expect(in_dir,
+	      IN_DELETE | IN_ISDIR, "oe", NULL));
+	close(in_od);
+}
+
 static void test_dirs(void)
 {
 	CHECK("mkdir: remote", mkdir(B "/d", 0755) == 0);
@@ -717,6 +767,7 @@ int main(void)
 	test_push_taken_over(true);
 	test_rename_delete();
 	test_rename_unwatched();
+	test_moves_across_edge();
 	test_dirs();
 	test_unheld_dirs();
 	test_rename_to_unheld();
