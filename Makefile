@@ -21,7 +21,7 @@ TESTLIB_OBJ := $(TESTLIB_SRC:%.c=$(B)/%.o)
 E2E_SRC := $(wildcard tests/e2e/t_*.c)
 E2E_BIN := $(E2E_SRC:tests/e2e/%.c=$(B)/tests/%)
 
-.PHONY: all test unit e2e asan clean check-style
+.PHONY: all test unit e2e asan clean
 all: $(B)/rnotifyfs $(UNIT_BIN) $(E2E_BIN)
 
 $(B)/%.o: %.c
