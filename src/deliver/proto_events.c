@@ -155,13 +155,13 @@ static bool delete_shown(struct proto_send *s, const struct proto_node *dir,
 	return !fs_notify_delete(s->cfg.fs, dir->id, child, ev->name);
 }
 
-/* The node the kernel holds for ev's object, found by id or by name. */
+/*
+ * The node the kernel holds under the name that left, if it was shown
+ * one: a deleted object comes without its id (delivery.c).
+ */
 static bool moved_node(struct proto_send *s, const struct proto_node *dir,
 		       const struct rn_event *ev, struct proto_node *n)
 {
-	if (proto_node_known(s, &ev->obj, n))
-		return true;
-	/* The inotify host watcher cannot name an object moved out. */
 	return fs_name_shown(s->cfg.fs, dir->id, ev->name, &n->id) &&
 	       fs_node_live(s->cfg.fs, n->id, &n->gen);
 }

@@ -726,6 +726,43 @@ static void test_overflow(void)
 }
 
 /*
+ * The same edge with the inotify host watcher (watch=inotify), which
+ * cannot name an object moved out: the server finds the node the kernel
+ * holds by the name it showed.
+ */
+static void test_edge_inotify_host(void)
+{
+	pid_t pid = vm_server_start(B "4", M "4", "delivery=protocol,"
+				    "watch=inotify,entry_timeout=60");
+	int in = inotify_init1(IN_CLOEXEC);
+	uint32_t c1 = 0, c2 = 0;
+
+	CHECK("edge inotify: server with watch=inotify", pid > 0);
+	if (pid <= 0)
+		return;
+	CHECK("edge inotify: watch the root",
+	      inotify_add_watch(in, M "4", IN_EVENTS) >= 0);
+	CHECK("edge inotify: remote mkdir od", mkdir(B "4/od", 0755) == 0);
+	CHECK("edge inotify: CREATE,ISDIR od", vm_inotify_expect(in,
+	      IN_CREATE | IN_ISDIR, "od", NULL));
+	CHECK("edge inotify: watch od", inotify_add_watch(in, M "4/od",
+	      IN_MOVE_SELF | IN_DELETE_SELF) >= 0);
+	CHECK("edge inotify: remote rename of od out",
+	      !mkdir(OUT "4", 0755) && !rename(B "4/od", OUT "4/od"));
+	CHECK("edge inotify: MOVED_FROM,ISDIR od alone", vm_inotify_expect(in,
+	      IN_MOVED_FROM | IN_ISDIR, "od", &c1) && c1);
+	CHECK("edge inotify: MOVE_SELF on od", vm_inotify_expect(in,
+	      IN_MOVE_SELF, "", NULL));
+	CHECK("edge inotify: remote rename of a file in",
+	      vm_put(OUT "4/mi", "", 0) && !rename(OUT "4/mi", B "4/mi"));
+	CHECK("edge inotify: MOVED_TO mi alone, no DELETE_SELF before it",
+	      vm_inotify_expect(in, IN_MOVED_TO, "mi", &c2) && c2 &&
+	      c2 != c1);
+	close(in);
+	CHECK("edge inotify: SIGTERM: exits 0", vm_server_stop(pid));
+}
+
+/*
  * delivery=replay declines the offer: the kernel then behaves as a stock
  * one (no FUSE_FSNOTIFY, no notifications) and replay still delivers.
  */
@@ -776,6 +813,7 @@ int main(void)
 	close(in_dir);
 	CHECK("server: SIGTERM: exits 0 and unmounts", vm_server_stop(server));
 	test_replay_declines();
+	test_edge_inotify_host();
 	test_overflow();
 	return check_exit();
 }
