@@ -211,8 +211,11 @@ struct fuse_notify_fsnotify_out {
 	uint32_t	mask;
 	uint32_t	cookie;
 	uint32_t	namelen;
-	uint32_t	padding;
+	uint32_t	flags;
 };
+
+/* The new child of a CREATE or MOVED_TO by name is gone: no entry */
+#define FUSE_FSNOTIFY_NO_CHILD		(1 << 0)
 
 /* The new place of a FUSE_FSNOTIFY_RENAME, after the old name. */
 struct fuse_fsnotify_rename_out {

@@ -45,28 +45,43 @@ int proto_name_check(const char *name, uint32_t namelen)
 static int proto_overflow_check(const struct proto_event *ev)
 {
 	if (ev->nodeid != FUSE_ROOT_ID || ev->generation || ev->cookie ||
-	    ev->namelen)
+	    ev->namelen || ev->flags)
 		return -EINVAL;
 	return 0;
 }
 
+/* Directory entry events that make a new child, which may come with them */
+#define NEW_ENTRY_EVENTS (FUSE_FSNOTIFY_CREATE | FUSE_FSNOTIFY_MOVED_TO)
+
 /*
- * The frame form: a name with an object event may carry the child's
- * entry; the frame's length says whether it does.
+ * The frame form: a name with an object event or a new entry's event may
+ * carry the child's entry; the frame's length says whether it does.
  */
 static bool proto_may_have_entry(uint32_t mask, uint32_t namelen)
 {
-	return namelen && (mask & FUSE_FSNOTIFY_OBJECT_EVENTS);
+	return namelen &&
+	       (mask & (FUSE_FSNOTIFY_OBJECT_EVENTS | NEW_ENTRY_EVENTS));
 }
 
 /* The events a frame may carry: on the object, in a directory, on a child. */
 static uint32_t proto_allowed(const struct proto_event *ev)
 {
-	if (!ev->namelen || ev->has_entry)
+	if (!ev->namelen)
 		return FUSE_FSNOTIFY_OBJECT_EVENTS;
 	if (ev->mask & FUSE_FSNOTIFY_DIRENT_EVENTS)
-		return FUSE_FSNOTIFY_DIRENT_EVENTS;
-	return FUSE_FSNOTIFY_CHILD_EVENTS;
+		return ev->has_entry ? NEW_ENTRY_EVENTS :
+				       FUSE_FSNOTIFY_DIRENT_EVENTS;
+	return ev->has_entry ? FUSE_FSNOTIFY_OBJECT_EVENTS :
+			       FUSE_FSNOTIFY_CHILD_EVENTS;
+}
+
+/* "No child" is for a new entry's event by name alone. */
+static bool proto_flags_ok(const struct proto_event *ev, uint32_t events)
+{
+	if (ev->flags & ~FUSE_FSNOTIFY_NO_CHILD)
+		return false;
+	return !ev->flags || (!ev->has_entry && ev->namelen &&
+			      !(events & ~NEW_ENTRY_EVENTS));
 }
 
 static bool proto_valid_type(uint32_t mode)
@@ -103,6 +118,8 @@ int proto_event_check(const struct proto_event *ev)
 	if (!events || (events & ~proto_allowed(ev)))
 		return -EINVAL;
 	if (ev->cookie && !(events & moves))
+		return -EINVAL;
+	if (!proto_flags_ok(ev, events))
 		return -EINVAL;
 	if (!ev->nodeid)
 		return -EINVAL;
@@ -161,6 +178,7 @@ char *proto_put_head(void *buf, size_t len, const struct proto_event *ev)
 	struct fuse_notify_fsnotify_out out = {
 		.nodeid = ev->nodeid, .generation = ev->generation,
 		.mask = ev->mask, .cookie = ev->cookie, .namelen = ev->namelen,
+		.flags = ev->flags,
 	};
 	char *p = buf;
 
@@ -179,6 +197,7 @@ void proto_head_of(const struct fuse_notify_fsnotify_out *out,
 	ev->mask = out->mask;
 	ev->cookie = out->cookie;
 	ev->namelen = out->namelen;
+	ev->flags = out->flags;
 	ev->name = out->namelen ? name : NULL;
 }
 
@@ -221,7 +240,7 @@ int proto_decode_event(const void *buf, size_t len, struct proto_event *ev)
 	if (out.mask & FUSE_FSNOTIFY_RENAME)
 		return proto_rename_decode(buf, len, &out, ev);
 	/* The name (and the entry, if any) end exactly where the frame does. */
-	if (out.padding || out.namelen > FUSE_FSNOTIFY_NAME_MAX ||
+	if (out.namelen > FUSE_FSNOTIFY_NAME_MAX ||
 	    out.namelen > len - fixed)
 		return -EINVAL;
 	proto_head_of(&out, (const char *)buf + fixed, &tmp);

@@ -43,6 +43,11 @@ struct proto_event {
 	uint32_t mask;
 	uint32_t cookie;
 	uint32_t namelen;
+	/*
+	 * FUSE_FSNOTIFY_NO_CHILD: a CREATE or MOVED_TO by name whose child
+	 * is gone, for every watcher (the kernel asked for the child).
+	 */
+	uint32_t flags;
 	const char *name;	/* namelen bytes, no NUL; may be NULL if 0 */
 	/*
 	 * An object event with a name is on child name of directory nodeid

@@ -25,7 +25,7 @@ static bool rename_mask_ok(uint32_t mask, uint32_t cookie)
 int proto_rename_check(const struct proto_event *ev)
 {
 	if (!rename_mask_ok(ev->mask, ev->cookie) || !ev->nodeid ||
-	    !ev->newdir || !ev->has_entry)
+	    !ev->newdir || !ev->has_entry || ev->flags)
 		return -EINVAL;
 	/* Both places have a name: the "no name" of other frames is not one. */
 	if (!ev->namelen || !ev->newnamelen)
@@ -75,7 +75,7 @@ int proto_rename_decode(const void *buf, size_t len,
 	struct fuse_fsnotify_rename_out rn;
 	struct proto_event tmp;
 
-	if (out->padding || out->namelen > FUSE_FSNOTIFY_NAME_MAX ||
+	if (out->flags || out->namelen > FUSE_FSNOTIFY_NAME_MAX ||
 	    len < rename_len(out->namelen, 0))
 		return -EINVAL;
 	memcpy(&rn, p + out->namelen, sizeof(rn));

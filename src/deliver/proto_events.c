@@ -111,6 +111,39 @@ static uint32_t next_cookie(struct proto_send *s)
 }
 
 /*
+ * A new entry goes by name. If a watcher reports the child itself
+ * (fanotify's FAN_REPORT_TARGET_FID), the kernel asks for it (ENODATA,
+ * kernel patch 18): it goes again with the child's entry, or, if the name
+ * no longer leads to that object here, by name with NO_CHILD, which the
+ * kernel delivers to every watcher without the child. A kernel without
+ * patch 18 never asks.
+ */
+static int send_new_entry(struct proto_send *s, const struct proto_node *dir,
+			  const struct rn_event *ev, const char *name,
+			  uint32_t kind, uint32_t cookie)
+{
+	struct proto_event pe = {
+		.nodeid = dir->id,
+		.generation = dir->gen,
+		.mask = kind | isdir_bit(ev),
+		.cookie = cookie,
+		.namelen = strlen(name),
+		.name = name,
+	};
+	int ret = proto_send_frame(s, &pe);
+
+	if (ret != -ENODATA)
+		return ret;
+	pe.mask = kind;
+	ret = proto_send_pushed(s, dir->id, name, &ev->obj, &pe);
+	if (ret)
+		return ret;
+	pe.mask = kind | isdir_bit(ev);
+	pe.flags = FUSE_FSNOTIFY_NO_CHILD;
+	return proto_send_frame(s, &pe);
+}
+
+/*
  * A name renamed in from outside the export is, for watchers of the
  * mount, a rename from a place none of them can see: MOVED_TO alone, with
  * a cookie nothing pairs, as a local rename from an unwatched directory.
@@ -119,16 +152,14 @@ static int deliver_create(struct proto_send *s, const struct rn_event *ev)
 {
 	uint32_t kind = ev->moved ? FUSE_FSNOTIFY_MOVED_TO :
 				    FUSE_FSNOTIFY_CREATE;
-	uint32_t mask = kind | isdir_bit(ev);
 	struct proto_node dir;
 	int held = -1;
 
-	if (!dir_known(s, ev, mask, &dir, &held))
+	if (!dir_known(s, ev, kind | isdir_bit(ev), &dir, &held))
 		return 0;
 	fs_name_forget(s->cfg.fs, dir.id, ev->name);
-	return unhold(held, send_event(s, &dir, mask,
-				       ev->moved ? next_cookie(s) : 0,
-				       ev->name));
+	return unhold(held, send_new_entry(s, &dir, ev, ev->name, kind,
+					   ev->moved ? next_cookie(s) : 0));
 }
 
 /*
@@ -208,7 +239,10 @@ static int deliver_delete(struct proto_send *s, const struct rn_event *ev)
 	return unhold(held, send_event(s, &dir, mask, 0, ev->name));
 }
 
-/* MOVED_FROM and MOVED_TO with one cookie, each if its directory is held. */
+/*
+ * MOVED_FROM and MOVED_TO with one cookie, each if its directory is held;
+ * MOVED_TO as a new entry (send_new_entry()).
+ */
 static int send_moves(struct proto_send *s, const struct rn_event *ev,
 		      const struct proto_node *from,
 		      const struct proto_node *to, uint32_t cookie)
@@ -219,8 +253,8 @@ static int send_moves(struct proto_send *s, const struct rn_event *ev,
 		ret = send_event(s, from, FUSE_FSNOTIFY_MOVED_FROM |
 				 isdir_bit(ev), cookie, ev->name);
 	if (to && ret >= 0)
-		ret = send_event(s, to, FUSE_FSNOTIFY_MOVED_TO |
-				 isdir_bit(ev), cookie, ev->name2);
+		ret = send_new_entry(s, to, ev, ev->name2,
+				     FUSE_FSNOTIFY_MOVED_TO, cookie);
 	return ret;
 }
 

@@ -42,7 +42,7 @@ static void test_encode_layout(void)
 	CHECK("encode: unique 0", oh.unique == 0);
 	CHECK("encode: fields", out.nodeid == 1 && out.generation == 7 &&
 	      out.mask == FUSE_FSNOTIFY_CREATE && out.cookie == 0 &&
-	      out.namelen == 3 && out.padding == 0);
+	      out.namelen == 3 && out.flags == 0);
 	CHECK("encode: name bytes, no NUL", !memcmp(buf + 48, "abc", 3) &&
 	      buf[51] == 0xaa);
 }
@@ -241,8 +241,10 @@ static void test_push_rejects(void)
 	CHECK("push: ISDIR on a file", proto_event_check(&ev) == -EINVAL);
 	ev = ev_push(FUSE_FSNOTIFY_ATTRIB | FUSE_FSNOTIFY_ISDIR);
 	CHECK("push: ISDIR on a directory", proto_event_check(&ev) == 0);
-	ev = ev_push(FUSE_FSNOTIFY_CREATE);
-	CHECK("push: entry with a dirent event",
+	ev = ev_push(FUSE_FSNOTIFY_DELETE);
+	CHECK("push: entry with DELETE", proto_event_check(&ev) == -EINVAL);
+	ev = ev_push(FUSE_FSNOTIFY_CREATE | FUSE_FSNOTIFY_MODIFY);
+	CHECK("push: entry with CREATE and MODIFY",
 	      proto_event_check(&ev) == -EINVAL);
 	ev = ev_push(FUSE_FSNOTIFY_MODIFY);
 	ev.namelen = 0;
@@ -255,6 +257,41 @@ static void test_push_rejects(void)
 	ev = ev_push(FUSE_FSNOTIFY_MODIFY);
 	ev.cookie = 3;
 	CHECK("push: cookie", proto_event_check(&ev) == -EINVAL);
+}
+
+/* CREATE and MOVED_TO with the new child's entry, or by name without it. */
+static void test_new_entry(void)
+{
+	unsigned char buf[PROTO_EVENT_FRAME_MAX];
+	struct proto_event ev = ev_push(FUSE_FSNOTIFY_MOVED_TO), got;
+	int len;
+
+	ev.cookie = 5;
+	len = proto_encode_event(buf, sizeof(buf), &ev);
+	CHECK("new entry: MOVED_TO with the entry and a cookie encodes",
+	      len == 16 + 32 + 3 + 128);
+	CHECK("new entry: decodes with its entry", len > 0 &&
+	      !proto_decode_event(buf, len, &got) && got.has_entry &&
+	      got.entry.nodeid == 9 && got.cookie == 5);
+	ev = ev_push(FUSE_FSNOTIFY_CREATE | FUSE_FSNOTIFY_ISDIR);
+	CHECK("new entry: CREATE,ISDIR of a directory", !proto_event_check(&ev));
+	ev = ev_named(FUSE_FSNOTIFY_CREATE, "gone");
+	ev.flags = FUSE_FSNOTIFY_NO_CHILD;
+	len = proto_encode_event(buf, sizeof(buf), &ev);
+	CHECK("no child: CREATE by name encodes, flag and all",
+	      len == 16 + 32 + 4 && !proto_decode_event(buf, len, &got) &&
+	      got.flags == FUSE_FSNOTIFY_NO_CHILD && !got.has_entry);
+	ev.mask = FUSE_FSNOTIFY_DELETE;
+	CHECK("no child: not with DELETE", proto_event_check(&ev) == -EINVAL);
+	ev = ev_push(FUSE_FSNOTIFY_CREATE);
+	ev.flags = FUSE_FSNOTIFY_NO_CHILD;
+	CHECK("no child: not with an entry", proto_event_check(&ev) == -EINVAL);
+	ev = ev_named(FUSE_FSNOTIFY_CREATE, "x");
+	ev.flags = 2;
+	CHECK("flags: unknown bit", proto_event_check(&ev) == -EINVAL);
+	ev = ev_named(FUSE_FSNOTIFY_ATTRIB, NULL);
+	ev.flags = FUSE_FSNOTIFY_NO_CHILD;
+	CHECK("no child: not on an object", proto_event_check(&ev) == -EINVAL);
 }
 
 static void test_overflow(void)
@@ -462,6 +499,7 @@ int main(void)
 	test_push_layout();
 	test_by_name();
 	test_push_rejects();
+	test_new_entry();
 	test_overflow();
 	test_watch();
 	test_reply();

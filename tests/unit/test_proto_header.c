@@ -8,7 +8,10 @@
  * are parsed for every constant of the protocol, as a #define or an enum
  * member; each value is evaluated (numbers, shifts, ORs of other
  * constants) and compared with the value the compiler sees in our header.
- * The structures are compared field by field, as text.  The patches are found relative to the test binary
+ * The structures are compared field by field, as text, with the changes
+ * later patches make to a field line applied (a hunk that changes a
+ * field need not show its structure's first line).  The patches are
+ * found relative to the test binary
  * (BUILD/tests/test_proto_header -> ../../kernel/patches), or in
  * $RNOTIFY_PATCH_DIR.
  */
@@ -29,6 +32,76 @@ CHECK_MAIN_DEFS;
 #define UAPI "include/uapi/linux/fuse.h"
 
 static char uapi[65536];	/* added uapi lines, '+' stripped */
+
+/*
+ * A line a patch replaced, with the lines before it in its hunk (up to
+ * CONTEXT of them), whitespace-normalised: from becomes to.
+ */
+#define CONTEXT 3
+#define MAX_SUBS 16
+static struct { char from[512], to[512]; } subs[MAX_SUBS];
+static int nsubs;
+
+/* line without its diff mark, blanks squeezed to one space, trimmed */
+static void squeeze(const char *line, char *out, size_t size)
+{
+	size_t o = 0;
+	int space = 0;
+
+	for (line++; *line && o + 2 < size; line++) {
+		if (isspace((unsigned char)*line)) {
+			space = o > 0;
+			continue;
+		}
+		if (space)
+			out[o++] = ' ';
+		space = 0;
+		out[o++] = *line;
+	}
+	out[o] = '\0';
+}
+
+/* Lines before the change in the hunk, oldest first, and how many. */
+struct hunk_run {
+	char line[CONTEXT][128];
+	int n;
+};
+
+static void run_push(struct hunk_run *r, const char *line)
+{
+	if (r->n == CONTEXT) {
+		memmove(r->line[0], r->line[1], sizeof(r->line[0]) * 2);
+		r->n--;
+	}
+	squeeze(line, r->line[r->n++], sizeof(r->line[0]));
+}
+
+static void run_text(const struct hunk_run *r, const char *last, char *out,
+		     size_t size)
+{
+	int i;
+
+	out[0] = '\0';
+	for (i = 0; i < r->n; i++)
+		snprintf(out + strlen(out), size - strlen(out), "%s ",
+			 r->line[i]);
+	snprintf(out + strlen(out), size - strlen(out), "%s", last);
+}
+
+/* A '-' line followed by a '+' line: one replaced line. */
+static void note_change(struct hunk_run *r, const char *removed,
+			const char *added)
+{
+	char old[128], new[128];
+
+	if (nsubs == MAX_SUBS)
+		return;
+	squeeze(removed, old, sizeof(old));
+	squeeze(added, new, sizeof(new));
+	run_text(r, old, subs[nsubs].from, sizeof(subs[nsubs].from));
+	run_text(r, new, subs[nsubs].to, sizeof(subs[nsubs].to));
+	nsubs++;
+}
 
 /* path = the repository's top (BUILD/tests/.. /..) + rel. */
 static void repo_path(const char *rel, char *path, size_t size)
@@ -61,17 +134,29 @@ static void patch_dir(char *dir, size_t size)
  */
 static void collect(FILE *f)
 {
-	char line[512];
+	char line[512], removed[512] = "";
+	struct hunk_run run = { .n = 0 };
 	int in_uapi = 0;
 
 	while (fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "diff --git ", 11))
 			in_uapi = strstr(line, " b/" UAPI) != NULL;
-		else if (in_uapi && !strncmp(line, "@@", 2))
+		if (!in_uapi)
+			continue;
+		if (!strncmp(line, "@@", 2)) {
 			strncat(uapi, "@@\n", sizeof(uapi) - strlen(uapi) - 1);
-		else if (in_uapi && ((line[0] == '+' && line[1] != '+') ||
-				     line[0] == ' '))
+			run.n = 0;
+		} else if (line[0] == '-' && line[1] != '-') {
+			snprintf(removed, sizeof(removed), "%s", line);
+			continue;
+		} else if ((line[0] == '+' && line[1] != '+') ||
+			   line[0] == ' ') {
+			if (removed[0] && line[0] == '+')
+				note_change(&run, removed, line);
 			strncat(uapi, line + 1, sizeof(uapi) - strlen(uapi) - 1);
+			run_push(&run, line);
+		}
+		removed[0] = '\0';
 	}
 }
 
@@ -254,12 +339,30 @@ static void struct_fields(const char *text, const char *name, char *out,
 	out[o] = '\0';
 }
 
+/* The replaced lines, in the patches' order, in fields */
+static void apply_changes(char *fields, size_t size)
+{
+	char out[1024];
+	char *at;
+	int i;
+
+	for (i = 0; i < nsubs; i++) {
+		at = strstr(fields, subs[i].from);
+		if (!at)
+			continue;
+		snprintf(out, sizeof(out), "%.*s%s%s", (int)(at - fields),
+			 fields, subs[i].to, at + strlen(subs[i].from));
+		snprintf(fields, size, "%s", out);
+	}
+}
+
 static void check_struct(const char *header, const char *name)
 {
 	char mine[1024], theirs[1024], label[128];
 
 	struct_fields(header, name, mine, sizeof(mine));
 	struct_fields(uapi, name, theirs, sizeof(theirs));
+	apply_changes(theirs, sizeof(theirs));
 	snprintf(label, sizeof(label), "header: struct %s agrees", name);
 	if (strcmp(mine, theirs))
 		printf("# header: {%s}\n# patch:  {%s}\n", mine, theirs);
@@ -316,6 +419,7 @@ int main(void)
 	CONST(FUSE_FSNOTIFY_CHILD_EVENTS);
 	CONST(FUSE_FSNOTIFY_WATCH_EVENTS);
 	CONST(FUSE_FSNOTIFY_NAME_MAX);
+	CONST(FUSE_FSNOTIFY_NO_CHILD);
 
 	check_struct(read_header(), "fuse_fsnotify_in");
 	check_struct(read_header(), "fuse_notify_fsnotify_out");

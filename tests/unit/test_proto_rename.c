@@ -52,7 +52,7 @@ static void test_layout(void)
 	      oh.error == FUSE_NOTIFY_FSNOTIFY && oh.unique == 0);
 	CHECK("rename: old place first", out.nodeid == 5 &&
 	      out.generation == 6 && out.mask == FUSE_FSNOTIFY_RENAME &&
-	      !out.cookie && out.namelen == 3 && !out.padding &&
+	      !out.cookie && out.namelen == 3 && !out.flags &&
 	      !memcmp(buf + 48, "old", 3));
 	CHECK("rename: then the new place", rn.newdir == 7 &&
 	      rn.newdir_generation == 8 && rn.namelen == 5 && !rn.padding &&

@@ -7,7 +7,8 @@
  * stopped), a rename reaches FAN_RENAME and DN_RENAME watchers, and
  * remote changes made to BACKING (a tmpfs) reach inotify and fanotify
  * watchers on the mount as notifications: every event type, rename
- * cookies, renames across the export's edge, DELETE_SELF/IGNORED,
+ * cookies, renames across the export's edge, a new child's own fid for
+ * FAN_REPORT_TARGET_FID groups, DELETE_SELF/IGNORED,
  * children the kernel never looked up (pushed with their entry, the
  * lookup count exact; not pushed once the name leads to another file),
  * fresh content after MODIFY, local changes exactly once, events in
@@ -387,6 +388,58 @@ static void test_push_taken_over(bool fanotify)
 	      IN_DELETE, "tk", NULL));
 	if (fan >= 0)
 		close(fan);
+}
+
+/*
+ * A fanotify FAN_REPORT_TARGET_FID group gets a remote create's and
+ * move's own child fid (the kernel asks, the server pushes the entry:
+ * kernel patch 18). A name gone again before the server read its create
+ * still reaches every watcher, without the child.
+ */
+static void test_target_fid(void)
+{
+	int fan = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME |
+				FAN_REPORT_FID | FAN_REPORT_TARGET_FID,
+				O_RDONLY);
+	uint32_t c1 = 0, c2 = 0;
+	struct vm_event ev;
+
+	CHECK("target fid: TARGET_FID group marks the root", fan >= 0 &&
+	      !fanotify_mark(fan, FAN_MARK_ADD, FAN_CREATE | FAN_MOVED_FROM |
+			     FAN_MOVED_TO, AT_FDCWD, M));
+	CHECK("target fid: remote create tf", vm_put(B "/tf", "", 0));
+	CHECK("target fid: CREATE tf", vm_inotify_expect(in_dir, IN_CREATE,
+	      "tf", NULL));
+	CHECK("target fid: CLOSE_WRITE tf", vm_inotify_expect(in_dir,
+	      IN_CLOSE_WRITE, "tf", NULL));
+	CHECK("target fid: FAN_CREATE with tf's own fid",
+	      vm_fanotify_expect_fid(fan, FAN_CREATE, "tf", M "/tf"));
+	CHECK("target fid: server stopped", stop(server));
+	CHECK("target fid: remote tg made, then renamed to th",
+	      vm_put(B "/tg", "", 0) && !rename(B "/tg", B "/th"));
+	CHECK("target fid: server resumed", !kill(server, SIGCONT));
+	CHECK("target fid: CREATE tg", vm_inotify_expect(in_dir, IN_CREATE,
+	      "tg", NULL));
+	CHECK("target fid: CLOSE_WRITE tg", vm_inotify_expect(in_dir,
+	      IN_CLOSE_WRITE, "tg", NULL));
+	CHECK("target fid: MOVED_FROM tg", vm_inotify_expect(in_dir,
+	      IN_MOVED_FROM, "tg", &c1));
+	CHECK("target fid: MOVED_TO th, same cookie", vm_inotify_expect(in_dir,
+	      IN_MOVED_TO, "th", &c2) && c1 && c1 == c2);
+	/* Unread, the two events of tg merge, as fanotify merges its own. */
+	CHECK("target fid: FAN_CREATE|FAN_MOVED_FROM tg, no child record",
+	      vm_fanotify_next(fan, &ev) &&
+	      ev.mask == (FAN_CREATE | FAN_MOVED_FROM) &&
+	      !strcmp(ev.name, "tg") && !ev.fid_len);
+	CHECK("target fid: FAN_MOVED_TO with th's own fid",
+	      vm_fanotify_expect_fid(fan, FAN_MOVED_TO, "th", M "/th"));
+	close(fan);
+	CHECK("target fid: remote cleanup", !unlink(B "/tf") &&
+	      !unlink(B "/th"));
+	CHECK("target fid: DELETE tf", vm_inotify_expect(in_dir, IN_DELETE,
+	      "tf", NULL));
+	CHECK("target fid: DELETE th", vm_inotify_expect(in_dir, IN_DELETE,
+	      "th", NULL));
 }
 
 static void test_rename_delete(void)
@@ -802,6 +855,7 @@ int main(void)
 	test_push();
 	test_push_taken_over(false);
 	test_push_taken_over(true);
+	test_target_fid();
 	test_rename_delete();
 	test_rename_unwatched();
 	test_moves_across_edge();
