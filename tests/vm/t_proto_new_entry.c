@@ -6,8 +6,9 @@
  * TARGET_FID group wants the event, nothing is delivered and the answer
  * is ENODATA; the event pushed with the child's entry then reaches every
  * group, the TARGET_FID one with the child's own fid, and the kernel
- * counts one lookup and sends no LOOKUP.  A name already gone on the
- * server goes by name with FUSE_FSNOTIFY_NO_CHILD, to every group.  A
+ * counts one lookup and sends no LOOKUP (a directory, which fanotify
+ * reports without a child record, goes by name).  A name already gone on
+ * the server goes by name with FUSE_FSNOTIFY_NO_CHILD, to every group.  A
  * DELETE by name of a name the kernel holds reports that child.
  * "Nothing delivered" is checked with a sentinel event (MODIFY of s by
  * name), which must be the next one.
@@ -127,7 +128,7 @@ static void test_target(int mark_flags, const char *what)
 	int fan = fanotify_init(FAN_TARGET, O_RDONLY);
 	unsigned int lookups = vmfs_lookup_count();
 	uint64_t id = remote_child(what, S_IFREG | 0644), n = 0;
-	char path[64];
+	char path[64], dname[32];
 	struct vm_event h;
 
 	snprintf(path, sizeof(path), MNT "/%s", what);
@@ -138,6 +139,15 @@ static void test_target(int mark_flags, const char *what)
 	CHECK("target: CREATE by name is ENODATA", vmfs_send_event(1, 0,
 	      FUSE_FSNOTIFY_CREATE, 0, what) == -ENODATA);
 	CHECK("target: nothing delivered", nothing_before());
+	/* fanotify reports no child of its own for a directory */
+	snprintf(dname, sizeof(dname), "d%s", what);
+	CHECK("target: remote mkdir, CREATE,ISDIR by name accepted",
+	      remote_child(dname, S_IFDIR | 0755) && !vmfs_send_event(1, 0,
+	      FUSE_FSNOTIFY_CREATE | FUSE_FSNOTIFY_ISDIR, 0, dname));
+	CHECK("target: inotify IN_CREATE|IN_ISDIR", vm_inotify_expect(in_root,
+	      IN_CREATE | IN_ISDIR, dname, NULL));
+	CHECK("target: FAN_CREATE|FAN_ONDIR without a child record",
+	      child_fid_is(fan, FAN_CREATE | FAN_ONDIR, dname, NULL));
 	CHECK("target: CREATE pushed", vmfs_send_push(1, 0,
 	      FUSE_FSNOTIFY_CREATE, what) == 0);
 	CHECK("target: inotify IN_CREATE", vm_inotify_expect(in_root,
