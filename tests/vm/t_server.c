@@ -434,6 +434,11 @@ static void test_target_fid(void)
 	CHECK("target fid: FAN_MOVED_TO with th's own fid",
 	      vm_fanotify_expect_fid(fan, FAN_MOVED_TO, "th", M "/th"));
 	close(fan);
+	CHECK("target fid: the server holds the pushed tf and th",
+	      server_holds(B "/tf") && server_holds(B "/th"));
+	CHECK("target fid: drop_caches", vm_drop_caches());
+	CHECK("target fid: FORGET frees both on the server (counts exact)",
+	      server_releases(B "/tf") && server_releases(B "/th"));
 	CHECK("target fid: remote cleanup", !unlink(B "/tf") &&
 	      !unlink(B "/th"));
 	CHECK("target fid: DELETE tf", vm_inotify_expect(in_dir, IN_DELETE,
