@@ -70,7 +70,8 @@ struct hunk_run {
 static void run_push(struct hunk_run *r, const char *line)
 {
 	if (r->n == CONTEXT) {
-		memmove(r->line[0], r->line[1], sizeof(r->line[0]) * 2);
+		memmove(r->line[0], r->line[1],
+			sizeof(r->line[0]) * (CONTEXT - 1));
 		r->n--;
 	}
 	squeeze(line, r->line[r->n++], sizeof(r->line[0]));
