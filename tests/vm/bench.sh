@@ -22,9 +22,20 @@ mount_mode() {
 	return 1
 }
 
-# unmount MODE: unmounts it and empties its backing directory.
+# unmount MODE: unmounts it, ends its server and empties its backing
+# directory. A server left running would keep its fanotify mark on the
+# tmpfs that the next runs use, and slow every change made there: on the
+# patched 6.12 a replay server outlives its umount (README, Limits).
 unmount_mode() {
+	pid=$(pidof rnotifyfs | tr " " "\n" | sort -n | head -n 1)
 	umount /mnt/m-$1
+	[ -n "$pid" ] && kill -TERM "$pid"
+	i=0
+	while [ -d "/proc/$pid" ] && [ $i -lt 100 ]; do
+		usleep 50000
+		i=$((i + 1))
+	done
+	[ -d "/proc/$pid" ] && echo "BENCH-FAIL $1: server $pid still running"
 	rm -rf /mnt/b-$1
 }
 
