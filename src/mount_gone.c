@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
+#include <fcntl.h>
 #include <fuse_log.h>
 #include <poll.h>
 #include <pthread.h>
@@ -17,7 +18,7 @@
 
 struct mount_gone {
 	dev_t dev;
-	FILE *table;		/* /proc/self/mountinfo */
+	int table;		/* /proc/self/mountinfo */
 	int stop_fd;		/* eventfd: written once to stop */
 	atomic_bool gone;
 	pthread_t thread;
@@ -27,7 +28,7 @@ struct mount_gone {
 static bool table_changed(struct mount_gone *g)
 {
 	struct pollfd p[2] = {
-		{ .fd = fileno(g->table), .events = POLLPRI },
+		{ .fd = g->table, .events = POLLPRI },
 		{ .fd = g->stop_fd, .events = POLLIN },
 	};
 
@@ -83,8 +84,8 @@ static int start_thread(struct mount_gone *g)
 
 static void gone_free(struct mount_gone *g)
 {
-	if (g->table)
-		fclose(g->table);
+	if (g->table >= 0)
+		close(g->table);
 	if (g->stop_fd >= 0)
 		close(g->stop_fd);
 	free(g);
@@ -97,20 +98,17 @@ struct mount_gone *mount_gone_start(const char *mountpoint)
 
 	if (!g)
 		return NULL;
+	g->table = -1;
 	g->stop_fd = eventfd(0, EFD_CLOEXEC);
 	err = mountinfo_dev_of(mountpoint, &g->dev);
 	if (!err && g->stop_fd < 0)
 		err = -errno;
 	if (!err) {
-		g->table = fopen("/proc/self/mountinfo", "re");
-		if (!g->table)
+		g->table = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+		if (g->table < 0)
 			err = -errno;
 	}
-	/*
-	 * The first read here: its buffer comes from this thread's heap, so
-	 * the watching thread allocates nothing (a server under an address
-	 * space limit may not afford it an arena), nor does its stack.
-	 */
+	/* The watching thread allocates nothing: its reads use its stack. */
 	if (!err && mountinfo_has_dev(g->table, g->dev) != 1)
 		err = -ENOENT;
 	if (!err)

@@ -7,16 +7,15 @@
 #define RNOTIFY_MOUNTINFO_H
 
 #include <stdbool.h>
-#include <stdio.h>
 #include <sys/types.h>
 
 /* The device of the last mount on mountpoint: 0, or -ENOENT or -errno. */
 int mountinfo_dev_of(const char *mountpoint, dev_t *dev);
 
 /*
- * Is dev mounted anywhere in the table f (a mountinfo file, read from
- * its start)? 1, 0, or -errno if it cannot be read.
+ * Is dev mounted anywhere in the table open on fd (a mountinfo file,
+ * read again from its start with read(2))? 1, 0, or -errno.
  */
-int mountinfo_has_dev(FILE *f, dev_t dev);
+int mountinfo_has_dev(int fd, dev_t dev);
 
 #endif

@@ -22,20 +22,23 @@ mount_mode() {
 	return 1
 }
 
-# unmount MODE: unmounts it, ends its server and empties its backing
-# directory. A server left running would keep its fanotify mark on the
-# tmpfs that the next runs use, and slow every change made there: on the
-# patched 6.12 a replay server outlives its umount (README, Limits).
+# unmount MODE: unmounts it, waits for its server to end and empties its
+# backing directory. A server left running would keep its fanotify mark
+# on the tmpfs that the next runs use, and slow every change made there
+# (bench/PROFILE.md, twentieth round): one that does not end by itself
+# within 5 s is a failure, and is ended.
 unmount_mode() {
 	pid=$(pidof rnotifyfs | tr " " "\n" | sort -n | head -n 1)
 	umount /mnt/m-$1
-	[ -n "$pid" ] && kill -TERM "$pid"
 	i=0
 	while [ -d "/proc/$pid" ] && [ $i -lt 100 ]; do
 		usleep 50000
 		i=$((i + 1))
 	done
-	[ -d "/proc/$pid" ] && echo "BENCH-FAIL $1: server $pid still running"
+	if [ -d "/proc/$pid" ]; then
+		echo "BENCH-FAIL $1: server $pid still running after its umount"
+		kill -TERM "$pid"
+	fi
 	rm -rf /mnt/b-$1
 }
 
