@@ -141,12 +141,14 @@ static int protocol_backend(struct delivery *d, const struct cli *cli,
 	if (!d->send)
 		return -1;
 	/*
-	 * proto_events.c names a deleted object by its directory and name,
-	 * and reads other objects' ids only to find the node the kernel
-	 * holds: one it does not hold needs no id, and is pushed, if at all,
-	 * by the gen of its handle (fs_entry_push()), a new one too.
+	 * proto_events.c names a created or deleted object by its directory
+	 * and name (a new one is pushed, if at all, by the gen of its handle:
+	 * fs_entry_push()), and reads other objects' ids only to find the
+	 * node the kernel holds: one it does not hold needs no id, and is
+	 * pushed by that gen too.
 	 */
-	watch_objects(d->watch, RN_EV_BIT(RN_EV_DELETE), held_object, fs);
+	watch_objects(d->watch, RN_EV_BIT(RN_EV_CREATE) |
+		      RN_EV_BIT(RN_EV_DELETE), held_object, fs);
 	*sink = (struct event_sink){
 		.event = proto_send_event,
 		.drained = proto_send_drained,

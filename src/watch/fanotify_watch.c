@@ -56,7 +56,7 @@ struct fan_watch {
 	pid_t pid;		/* getpid() at open */
 	pid_t pid_now;		/* getpid() at the first read */
 	struct fan_scope scope;
-	unsigned int obj_skip;	/* kinds whose object id nobody reads */
+	unsigned int obj_skip;	/* kinds whose object gets only its gen */
 	watch_emit_fn emit;
 	void *arg;
 	int emitted;
@@ -151,12 +151,14 @@ static unsigned int fan_kinds(uint64_t mask)
 	return k;
 }
 
-/* The object's id, if an event of these kinds is to carry it. */
+/* The object's id, or only its handle's gen for kinds that need no more. */
 static void fan_obj(struct fan_watch *w, unsigned int kinds,
 		    const struct fan_fid *fid, struct rn_id *obj)
 {
 	if (kinds & ~w->obj_skip)
 		fan_scope_obj(&w->scope, fid, obj);
+	else if (fid->present)
+		obj->gen = rn_handle_gen(fid->type, fid->handle, fid->len);
 }
 
 static void fan_emit(struct fan_watch *w, struct rn_event *ev,

@@ -79,7 +79,8 @@ int watch_read(struct watch *w, watch_emit_fn emit, void *arg);
  */
 /*
  * Which object ids the consumer reads. skip_kinds (RN_EV_BIT()s): kinds of
- * event whose object id it never reads, so none is looked for. held: the
+ * event whose object it names by no more than the gen of its handle
+ * (rn_handle_gen()), so no id is looked for. held: the
  * consumer only reads the ids of objects it holds, and says which those
  * are: an object it holds gets the id held() gives (even once deleted
  * from the host), one it does not gets no id, only the gen of its handle
