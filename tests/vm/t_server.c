@@ -822,25 +822,6 @@ static void test_edge_inotify_host(void)
 }
 
 /*
- * Exits 0 within VM_WAIT_MS without a signal; killed if not. The VM's
- * mount table is small enough for a stdio buffer, which hid its changes
- * from the server's unmount watch (src/mountinfo.c).
- */
-static bool exits_alone(pid_t pid)
-{
-	struct timespec tick = { 0, 10 * 1000 * 1000 };
-	int i, status;
-
-	for (i = 0; i < VM_WAIT_MS / 10; i++) {
-		if (waitpid(pid, &status, WNOHANG) == pid)
-			return WIFEXITED(status) && !WEXITSTATUS(status);
-		nanosleep(&tick, NULL);
-	}
-	vm_server_stop(pid);
-	return false;
-}
-
-/*
  * delivery=replay declines the offer: the kernel then behaves as a stock
  * one (no FUSE_FSNOTIFY, no notifications) and replay still delivers.
  * The replayer works in a copy of the mount, so a plain umount succeeds
@@ -863,8 +844,9 @@ static void test_replay_declines(void)
 	      IN_DELETE | IN_ISDIR, "rd", NULL));
 	close(in);
 	CHECK("replay: umount of the mount", umount(M "2") == 0);
+	/* The VM's mount table fits a stdio buffer (src/mountinfo.c). */
 	CHECK("replay: the server notices it and exits 0 by itself",
-	      exits_alone(pid));
+	      vm_server_wait(pid));
 }
 
 int main(void)

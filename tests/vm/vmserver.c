@@ -94,9 +94,14 @@ bool vm_put(const char *path, const char *text, int flags)
 
 bool vm_server_stop(pid_t pid)
 {
+	kill(pid, SIGTERM);
+	return vm_server_wait(pid);
+}
+
+bool vm_server_wait(pid_t pid)
+{
 	int i, status;
 
-	kill(pid, SIGTERM);
 	for (i = 0; i < VM_SERVER_TICKS; i++) {
 		if (waitpid(pid, &status, WNOHANG) == pid)
 			return WIFEXITED(status) && !WEXITSTATUS(status);

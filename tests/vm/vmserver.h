@@ -31,4 +31,10 @@ bool vm_put(const char *path, const char *text, int flags);
 /* SIGTERM; true if it exited 0 within the bound (it unmounts itself). */
 bool vm_server_stop(pid_t pid);
 
+/*
+ * Waits, without a signal, for the server to exit: true if it exited 0
+ * within the bound; killed if it had not.
+ */
+bool vm_server_wait(pid_t pid);
+
 #endif
