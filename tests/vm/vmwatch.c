@@ -187,6 +187,17 @@ bool vm_fanotify_expect(int fd, uint64_t mask, const char *name)
 }
 
 /* Is the handle (type, len, bytes) exactly path's file handle? */
+static void handle_print(const char *whose, int type, unsigned int len,
+			 const unsigned char *bytes)
+{
+	unsigned int i;
+
+	printf("# handle of %s: type %d, %u bytes:", whose, type, len);
+	for (i = 0; i < len; i++)
+		printf(" %02x", bytes[i]);
+	printf("\n");
+}
+
 static bool vm_same_handle(int type, unsigned int len,
 			   const unsigned char *bytes, const char *path)
 {
@@ -200,8 +211,13 @@ static bool vm_same_handle(int type, unsigned int len,
 		printf("# name_to_handle_at %s: %s\n", path, strerror(errno));
 		return false;
 	}
-	return len && type == h.fh.handle_type && len == h.fh.handle_bytes &&
-	       !memcmp(bytes, h.fh.f_handle, len);
+	if (len && type == h.fh.handle_type && len == h.fh.handle_bytes &&
+	    !memcmp(bytes, h.fh.f_handle, len))
+		return true;
+	handle_print("the event's", type, len, bytes);
+	handle_print(path, h.fh.handle_type, h.fh.handle_bytes,
+		     h.fh.f_handle);
+	return false;
 }
 
 static bool vm_same_fid(const struct vm_event *ev, const char *path)
@@ -224,6 +240,28 @@ bool vm_fanotify_expect_dir(int fd, uint64_t mask, const char *name,
 		return true;
 	printf("# fanotify: wanted 0x%llx '%s' in %s (got a %u-byte dir handle)\n",
 	       (unsigned long long)mask, name, dir, ev.dfid_len);
+	vm_event_print("fanotify got", &ev);
+	return false;
+}
+
+bool vm_fanotify_expect_child(int fd, uint64_t mask, const char *name,
+			      const char *dir)
+{
+	struct vm_event ev;
+
+	if (!vm_fanotify_next(fd, &ev)) {
+		printf("# fanotify: no event (wanted 0x%llx '%s' in %s)\n",
+		       (unsigned long long)mask, name, dir);
+		return false;
+	}
+	if (ev.mask == mask && !strcmp(ev.name, name) && ev.fid_len &&
+	    vm_same_handle(ev.dfid_type, ev.dfid_len, ev.dfid, dir) &&
+	    (ev.fid_len != ev.dfid_len ||
+	     memcmp(ev.fid, ev.dfid, ev.fid_len)))
+		return true;
+	printf("# fanotify: wanted 0x%llx '%s' in %s with a child's own fid\n",
+	       (unsigned long long)mask, name, dir);
+	handle_print("the event's object", ev.fid_type, ev.fid_len, ev.fid);
 	vm_event_print("fanotify got", &ev);
 	return false;
 }

@@ -58,6 +58,15 @@ bool vm_fanotify_expect_dir(int fd, uint64_t mask, const char *name,
 			    const char *dir);
 
 /*
+ * The same, for a group with FAN_REPORT_FID too, where the child's own
+ * handle cannot be read again from its path (the kernel no longer holds
+ * it): the directory record is dir's handle, and the object record is
+ * another one, not the directory standing in for the child.
+ */
+bool vm_fanotify_expect_child(int fd, uint64_t mask, const char *name,
+			      const char *dir);
+
+/*
  * The next event is FAN_RENAME (mask) from old to new_, with the moved
  * object's own file handle (FAN_REPORT_TARGET_FID) that of path.
  */

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * t_server_no_alias - remote events in a watched directory whose dentry
+ * the kernel dropped.  A watch keeps the directory's inode but not its
+ * dentry: memory pressure (here drop_caches) or a remote create's
+ * invalidation racing with the lookup that set the watch leaves the
+ * inode with no name.  A child event by name, or with the child's entry,
+ * must reach the watchers all the same, as a local change to that
+ * directory reaches them through the inode alone.  The kernel links a
+ * pushed child under a disconnected dentry of the directory then, which
+ * does not stay cached: the child's handle in the event cannot be read
+ * again from its path, so the checks compare it with the directory's.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/fanotify.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../lib/check.h"
+#include "vmcache.h"
+#include "vmserver.h"
+#include "vmwatch.h"
+
+CHECK_MAIN_DEFS;
+
+#define B "/mnt/na_backing"
+#define M "/mnt/na_mount"
+#define FAN_FID_NAME (FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_REPORT_FID)
+
+/* inotify alone: the event goes by name. */
+static void test_by_name(void)
+{
+	int in = inotify_init1(IN_CLOEXEC);
+
+	CHECK("by name: mkdir n on the mount", !mkdir(M "/n", 0755));
+	CHECK("by name: inotify watch on n for IN_MODIFY", in >= 0 &&
+	      inotify_add_watch(in, M "/n", IN_MODIFY | IN_CLOSE_WRITE) >= 0);
+	CHECK("by name: drop_caches", vm_drop_caches());
+	CHECK("by name: remote write of n/f", vm_put(B "/n/f", "x", 0));
+	CHECK("by name: IN_MODIFY f", vm_inotify_expect(in, IN_MODIFY, "f",
+							NULL));
+	CHECK("by name: IN_CLOSE_WRITE f",
+	      vm_inotify_expect(in, IN_CLOSE_WRITE, "f", NULL));
+	close(in);
+}
+
+/* A fanotify FID mark on the directory: the child goes with its entry. */
+static void test_with_entry(void)
+{
+	int fan = fanotify_init(FAN_FID_NAME, O_RDONLY);
+
+	CHECK("with entry: mkdir e on the mount", !mkdir(M "/e", 0755));
+	CHECK("with entry: FAN_MODIFY on e's children", fan >= 0 &&
+	      !fanotify_mark(fan, FAN_MARK_ADD, FAN_MODIFY |
+			     FAN_EVENT_ON_CHILD, AT_FDCWD, M "/e"));
+	CHECK("with entry: drop_caches", vm_drop_caches());
+	CHECK("with entry: remote write of e/f", vm_put(B "/e/f", "x", 0));
+	CHECK("with entry: FAN_MODIFY f with its own fid",
+	      vm_fanotify_expect_child(fan, FAN_MODIFY, "f", M "/e"));
+	close(fan);
+}
+
+/* A FAN_REPORT_TARGET_FID mark: a new entry goes with its child. */
+static void test_new_entry(void)
+{
+	int fan = fanotify_init(FAN_FID_NAME | FAN_REPORT_TARGET_FID,
+				O_RDONLY);
+
+	CHECK("new entry: mkdir t on the mount", !mkdir(M "/t", 0755));
+	CHECK("new entry: TARGET_FID FAN_CREATE on t", fan >= 0 &&
+	      !fanotify_mark(fan, FAN_MARK_ADD, FAN_CREATE, AT_FDCWD,
+			     M "/t"));
+	CHECK("new entry: drop_caches", vm_drop_caches());
+	CHECK("new entry: remote mknod of t/g",
+	      !mknod(B "/t/g", S_IFREG | 0644, 0));
+	CHECK("new entry: FAN_CREATE g with its own fid",
+	      vm_fanotify_expect_child(fan, FAN_CREATE, "g", M "/t"));
+	close(fan);
+}
+
+int main(void)
+{
+	pid_t pid;
+
+	pid = vm_server_start(B, M, "delivery=protocol");
+	CHECK("no alias: server mounts", pid > 0);
+	if (pid <= 0)
+		return check_exit();
+	test_by_name();
+	test_with_entry();
+	test_new_entry();
+	CHECK("no alias: SIGTERM: exits 0", vm_server_stop(pid));
+	return check_exit();
+}
