@@ -412,6 +412,39 @@ static int send_child(struct proto_send *s, const struct proto_node *dir,
 	return proto_send_pushed(s, dir->id, ev->name, &ev->obj, &pe);
 }
 
+/*
+ * An object the kernel holds goes by its node: the kernel reports it to
+ * the object's watchers and, through its dentry, to its parent's. A watch
+ * keeps the inode but not the dentry, which the dcache may have dropped,
+ * and the parent's watchers would miss the event. So an object with a
+ * watch of its own, in a directory whose watchers want this event on a
+ * child, goes as a child pushed with its entry, which links it again
+ * first; if its name no longer leads to it, by its node after all.
+ */
+static int deliver_held(struct proto_send *s, const struct rn_event *ev,
+			const struct proto_node *obj, uint32_t mask)
+{
+	struct proto_node dir;
+	struct proto_event pe = {
+		.mask = mask,
+		.namelen = strlen(ev->name),
+		.name = ev->name,
+	};
+	int ret;
+
+	if (pe.namelen &&
+	    proto_watches_mask(s->cfg.watches, obj->id, obj->gen) &&
+	    proto_node_known(s, &ev->dir, &dir) &&
+	    child_wanted(s, &dir, mask)) {
+		pe.nodeid = dir.id;
+		pe.generation = dir.gen;
+		ret = proto_send_pushed(s, dir.id, ev->name, &ev->obj, &pe);
+		if (ret > 0)
+			return ret;
+	}
+	return send_event(s, obj, mask | isdir_bit(ev), 0, NULL);
+}
+
 static int deliver_object(struct proto_send *s, const struct rn_event *ev,
 			  uint32_t mask)
 {
@@ -419,7 +452,7 @@ static int deliver_object(struct proto_send *s, const struct rn_event *ev,
 	int held = -1;
 
 	if (proto_node_known(s, &ev->obj, &obj))
-		return send_event(s, &obj, mask | isdir_bit(ev), 0, NULL);
+		return deliver_held(s, ev, &obj, mask);
 	if (!ev->name[0] || !dir_known(s, ev, mask, &dir, &held))
 		return 0;
 	if (!child_wanted(s, &dir, mask))

@@ -6,10 +6,12 @@
  * invalidation racing with the lookup that set the watch leaves the
  * inode with no name.  A child event by name, or with the child's entry,
  * must reach the watchers all the same, as a local change to that
- * directory reaches them through the inode alone.  The kernel links a
- * pushed child under a disconnected dentry of the directory then, which
- * does not stay cached: the child's handle in the event cannot be read
- * again from its path, so the checks compare it with the directory's.
+ * directory reaches them through the inode alone.  So must an event on a
+ * file with a watch of its own, whose dentry went the same way.  The
+ * kernel links a pushed child under a disconnected dentry of the
+ * directory then, which does not stay cached: the child's handle in the
+ * event cannot be read again from its path, so the checks compare it
+ * with the directory's.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -80,6 +82,30 @@ static void test_new_entry(void)
 	close(fan);
 }
 
+/*
+ * A file with a watch of its own, in a watched directory: the kernel
+ * holds its inode, and its watch gets the event by its node; the
+ * directory's watch gets it with the name only through the file's
+ * dentry, which the server has it link again.
+ */
+static void test_held(void)
+{
+	int in = inotify_init1(IN_CLOEXEC);
+
+	CHECK("held: mkdir o and write o/h on the mount", !mkdir(M "/o", 0755) &&
+	      vm_put(M "/o/h", "x", 0));
+	CHECK("held: inotify watches on o and on o/h for IN_MODIFY", in >= 0 &&
+	      inotify_add_watch(in, M "/o", IN_MODIFY) >= 0 &&
+	      inotify_add_watch(in, M "/o/h", IN_MODIFY) >= 0);
+	CHECK("held: drop_caches", vm_drop_caches());
+	CHECK("held: remote write of o/h", vm_put(B "/o/h", "y", O_APPEND));
+	CHECK("held: IN_MODIFY h to o's watch",
+	      vm_inotify_expect(in, IN_MODIFY, "h", NULL));
+	CHECK("held: IN_MODIFY to h's own watch",
+	      vm_inotify_expect(in, IN_MODIFY, "", NULL));
+	close(in);
+}
+
 int main(void)
 {
 	pid_t pid;
@@ -91,6 +117,7 @@ int main(void)
 	test_by_name();
 	test_with_entry();
 	test_new_entry();
+	test_held();
 	CHECK("no alias: SIGTERM: exits 0", vm_server_stop(pid));
 	return check_exit();
 }
