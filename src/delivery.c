@@ -55,10 +55,10 @@ static void send_free(struct delivery *d)
 	proto_send_free(d->send, &st);
 	if (d->debug)
 		fuse_log(FUSE_LOG_INFO,
-			 "rnotifyfs: notified %lu, skipped %lu, failed %lu, lookups %lu, directories looked up %lu, overflows %lu, by name %lu (sent again with the entry %lu)\n",
+			 "rnotifyfs: notified %lu, skipped %lu, failed %lu, lookups %lu, directories looked up %lu, overflows %lu, by name %lu (sent again with the entry %lu), new entries refused by name %lu\n",
 			 st.events, st.skipped, st.failed, st.lookups,
 			 st.dirs_held, st.overflows, st.by_name,
-			 st.with_entry);
+			 st.with_entry, st.new_refused);
 }
 
 /*

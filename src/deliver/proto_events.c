@@ -111,12 +111,28 @@ static uint32_t next_cookie(struct proto_send *s)
 }
 
 /*
+ * The kernel refused pe by name (ENODATA): a watcher of the directory
+ * wants the child itself, unless the kernel holds the name after all (we
+ * showed it). Only the former holds for the next such event there.
+ */
+static void note_refusal(struct proto_send *s, const struct proto_event *pe,
+			 uint32_t kind, uint64_t epoch)
+{
+	uint64_t child;
+
+	if (!fs_name_shown(s->cfg.fs, pe->nodeid, pe->name, &child))
+		proto_asked_note(&s->asked, pe->nodeid, pe->generation, kind,
+				 epoch);
+}
+
+/*
  * A new entry goes by name. If a watcher reports the child itself
  * (fanotify's FAN_REPORT_TARGET_FID), the kernel asks for it (ENODATA,
  * kernel patch 18): it goes again with the child's entry, or, if the name
  * no longer leads to that object here, by name with NO_CHILD, which the
- * kernel delivers to every watcher without the child. A kernel without
- * patch 18 never asks.
+ * kernel delivers to every watcher without the child. Once asked, the
+ * next ones in that directory go with the entry at once (proto_asked.h).
+ * A kernel without patch 18 never asks.
  */
 static int send_new_entry(struct proto_send *s, const struct proto_node *dir,
 			  const struct rn_event *ev, const char *name,
@@ -130,10 +146,16 @@ static int send_new_entry(struct proto_send *s, const struct proto_node *dir,
 		.namelen = strlen(name),
 		.name = name,
 	};
-	int ret = proto_send_frame(s, &pe);
+	uint64_t epoch = proto_watches_epoch(s->cfg.watches);
+	int ret;
 
-	if (ret != -ENODATA)
-		return ret;
+	if (!proto_asked(&s->asked, dir->id, dir->gen, kind, epoch)) {
+		ret = proto_send_frame(s, &pe);
+		if (ret != -ENODATA)
+			return ret;
+		note_refusal(s, &pe, kind, epoch);
+		s->stats.new_refused++;
+	}
 	pe.mask = kind;
 	ret = proto_send_pushed(s, dir->id, name, &ev->obj, &pe);
 	if (ret)
@@ -381,13 +403,32 @@ int proto_send_pushed(struct proto_send *s, uint64_t dir, const char *name,
 }
 
 /*
+ * A child event by name; true if the kernel refused it and the entry must
+ * go (ENODATA, or EINVAL from a kernel without patch 15), else *ret is
+ * the answer.
+ */
+static bool refused_by_name(struct proto_send *s, struct proto_event *pe,
+			    uint32_t kind, uint64_t epoch, int *ret)
+{
+	*ret = proto_send_frame(s, pe);
+	s->stats.by_name++;
+	if (*ret != -ENODATA && *ret != -EINVAL)
+		return false;
+	if (*ret == -ENODATA)
+		note_refusal(s, pe, kind, epoch);
+	s->stats.with_entry++;
+	return true;
+}
+
+/*
  * An event on a child the kernel holds no inode for: by name alone, which
  * inotify and dnotify watchers of the directory need no more than, and
  * with the child's entry only if the kernel asks for it (ENODATA: a
  * fanotify watcher needs the child itself, or the kernel holds the name
  * after all). A kernel without patch 15 refuses the name alone (EINVAL).
  * A filesystem mark that wants the event is fanotify's, which the kernel
- * always refuses the name alone for: then the entry goes at once.
+ * always refuses the name alone for: then the entry goes at once, as it
+ * does where the kernel asked for it before (proto_asked.h).
  */
 static int send_child(struct proto_send *s, const struct proto_node *dir,
 		      const struct rn_event *ev, uint32_t mask)
@@ -399,17 +440,22 @@ static int send_child(struct proto_send *s, const struct proto_node *dir,
 		.namelen = strlen(ev->name),
 		.name = ev->name,
 	};
+	uint64_t epoch = proto_watches_epoch(s->cfg.watches);
+	bool asked = !fs_wants(s, mask) &&
+		     proto_asked(&s->asked, dir->id, dir->gen, mask, epoch);
 	int ret;
 
-	if (!fs_wants(s, mask)) {
-		ret = proto_send_frame(s, &pe);
-		s->stats.by_name++;
-		if (ret != -ENODATA && ret != -EINVAL)
-			return ret;
-		s->stats.with_entry++;
-	}
+	if (!fs_wants(s, mask) && !asked &&
+	    !refused_by_name(s, &pe, mask, epoch, &ret))
+		return ret;
 	pe.mask = mask;
-	return proto_send_pushed(s, dir->id, ev->name, &ev->obj, &pe);
+	ret = proto_send_pushed(s, dir->id, ev->name, &ev->obj, &pe);
+	if (ret || !asked)
+		return ret;
+	/* Asked for here before, but the name no longer leads to that file */
+	pe.mask = mask | isdir_bit(ev);
+	refused_by_name(s, &pe, mask, epoch, &ret);
+	return ret;
 }
 
 /*

@@ -56,6 +56,7 @@ struct proto_send_stats {
 	unsigned long dirs_held;	/* directories looked up for fs marks */
 	unsigned long by_name;		/* child events sent by name alone */
 	unsigned long with_entry;	/* ... sent again with the entry */
+	unsigned long new_refused;	/* new entries refused by name */
 	unsigned long overflows;
 };
 

@@ -8,6 +8,7 @@
 
 
 #include "mount_cwd.h"
+#include "proto_asked.h"
 #include "proto_send.h"
 
 struct proto_send {
@@ -16,6 +17,7 @@ struct proto_send {
 	int own_cwd;		/* the thread's cwd is its own: 1, no: -1, 0: untried */
 	struct mount_cwd cwd;	/* the mount root while delivering a batch */
 	uint32_t cookie;	/* last rename cookie sent */
+	struct proto_asked asked;	/* where the kernel wants children */
 	struct proto_send_stats stats;
 };
 

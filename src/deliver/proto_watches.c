@@ -26,6 +26,7 @@ struct proto_watches {
 	size_t size;		/* a power of two */
 	size_t used;
 	uint64_t fs_mask;
+	uint64_t epoch;		/* requests applied */
 };
 
 static size_t slot_home(const struct proto_watches *t, uint64_t nodeid)
@@ -139,8 +140,20 @@ int proto_watches_set(struct proto_watches *t, const struct proto_watch *w)
 		t->fs_mask = w->mask;
 	else
 		err = node_set(t, w);
+	if (!err)
+		t->epoch++;
 	pthread_mutex_unlock(&t->lock);
 	return err;
+}
+
+uint64_t proto_watches_epoch(struct proto_watches *t)
+{
+	uint64_t epoch;
+
+	pthread_mutex_lock(&t->lock);
+	epoch = t->epoch;
+	pthread_mutex_unlock(&t->lock);
+	return epoch;
 }
 
 uint64_t proto_watches_mask(struct proto_watches *t, uint64_t nodeid,

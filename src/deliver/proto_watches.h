@@ -35,6 +35,12 @@ uint64_t proto_watches_mask(struct proto_watches *t, uint64_t nodeid,
 /* The combined mask of the filesystem-wide marks. */
 uint64_t proto_watches_fs_mask(struct proto_watches *t);
 
+/*
+ * How many requests were applied: a new value means some mark changed
+ * since, and with it maybe what the kernel wants of an event.
+ */
+uint64_t proto_watches_epoch(struct proto_watches *t);
+
 /* Nodes with a nonzero mask. */
 size_t proto_watches_count(struct proto_watches *t);
 

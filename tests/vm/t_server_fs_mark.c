@@ -9,7 +9,12 @@
  *  - a remote write (MODIFY, which the filesystem mark wants) reaches the
  *    mark with the file's own fid, and costs no refused notification;
  *  - a remote chmod (ATTRIB, which only an inotify watch on the directory
- *    wants) reaches that watch by name.
+ *    wants) reaches that watch by name;
+ *  - where the kernel refused an event by name (a fanotify mark on the
+ *    directory wants the child), the next ones of that kind there go
+ *    with the entry at once: one refused MODIFY for three new files
+ *    written, and one refused CREATE for three made under a
+ *    FAN_REPORT_TARGET_FID mark.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -30,8 +35,12 @@ CHECK_MAIN_DEFS;
 #define LOG "/mnt/fsm_server.log"
 #define FAN_FID_NAME (FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_REPORT_FID)
 
-/* The stop's counts: by name, and of those refused and sent again. */
-static bool counts(unsigned long *by_name, unsigned long *again)
+/*
+ * The stop's counts: child events by name, of those refused and sent
+ * again, and new entries refused by name.
+ */
+static bool counts(unsigned long *by_name, unsigned long *again,
+		   unsigned long *new_refused)
 {
 	FILE *f = fopen(LOG, "r");
 	char line[512];
@@ -40,8 +49,9 @@ static bool counts(unsigned long *by_name, unsigned long *again)
 
 	while (f && fgets(line, sizeof(line), f)) {
 		at = strstr(line, "by name ");
-		if (at && sscanf(at, "by name %lu (sent again with the entry %lu)",
-				 by_name, again) == 2)
+		if (at && sscanf(at, "by name %lu (sent again with the entry "
+				 "%lu), new entries refused by name %lu",
+				 by_name, again, new_refused) == 3)
 			found = true;
 	}
 	if (f)
@@ -61,9 +71,74 @@ static void test_events(int fan, int in)
 	      vm_inotify_expect(in, IN_ATTRIB, "u", NULL));
 }
 
+/* Files made and written in directory dir, by name "f1".."f3". */
+static bool three_files(const char *dir)
+{
+	char path[64];
+	int i;
+
+	for (i = 1; i <= 3; i++) {
+		snprintf(path, sizeof(path), "%s/f%d", dir, i);
+		if (!vm_put(path, "x", 0))
+			return false;
+	}
+	return true;
+}
+
+/* The next three events of fan are mask on f1, f2, f3 with their fids. */
+static bool three_fids(int fan, uint64_t mask, const char *dir)
+{
+	char name[8], path[64];
+	int i;
+
+	for (i = 1; i <= 3; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		if (!vm_fanotify_expect_fid(fan, mask, name, path))
+			return false;
+	}
+	return true;
+}
+
+/* A fanotify mark on a directory: refused by name once, then not. */
+static void test_asked(void)
+{
+	int mod = fanotify_init(FAN_FID_NAME, O_RDONLY);
+	int tgt = fanotify_init(FAN_FID_NAME | FAN_REPORT_TARGET_FID,
+				O_RDONLY);
+	int in = inotify_init1(IN_CLOEXEC);
+
+	CHECK("asked: remote mkdir tm, tc", in >= 0 &&
+	      inotify_add_watch(in, M, IN_CREATE) >= 0 &&
+	      !mkdir(B "/tm", 0755) && !mkdir(B "/tc", 0755));
+	/*
+	 * Their CREATEs drop any dentry of the names: one the marks below
+	 * looked up first would go, and the children pushed in tm and tc
+	 * would not stay cached to compare fids with (t_server_no_alias).
+	 */
+	CHECK("asked: CREATE tm, tc reached the mount",
+	      vm_inotify_expect(in, IN_CREATE | IN_ISDIR, "tm", NULL) &&
+	      vm_inotify_expect(in, IN_CREATE | IN_ISDIR, "tc", NULL));
+	close(in);
+	CHECK("asked: FAN_MODIFY on tm's children", mod >= 0 &&
+	      !fanotify_mark(mod, FAN_MARK_ADD, FAN_MODIFY |
+			     FAN_EVENT_ON_CHILD, AT_FDCWD, M "/tm"));
+	CHECK("asked: TARGET_FID FAN_CREATE on tc", tgt >= 0 &&
+	      !fanotify_mark(tgt, FAN_MARK_ADD, FAN_CREATE, AT_FDCWD,
+			     M "/tc"));
+	CHECK("asked: three files written in tm", three_files(B "/tm"));
+	CHECK("asked: FAN_MODIFY of each with its own fid",
+	      three_fids(mod, FAN_MODIFY, M "/tm"));
+	CHECK("asked: three files made in tc", three_files(B "/tc"));
+	CHECK("asked: FAN_CREATE of each with its own fid",
+	      three_fids(tgt, FAN_CREATE, M "/tc"));
+	close(mod);
+	close(tgt);
+}
+
 int main(void)
 {
-	unsigned long by_name = 0, again = 0;
+	unsigned long by_name = 0, again = 0, new_refused = 0;
 	pid_t pid;
 	int fan, in;
 
@@ -81,13 +156,18 @@ int main(void)
 	test_events(fan, in);
 	close(fan);
 	close(in);
+	test_asked();
 	CHECK("fs mark: SIGTERM: exits 0", vm_server_stop(pid));
 	CHECK("fs mark: the server's counts are in its log",
-	      counts(&by_name, &again));
-	CHECK("fs mark: one event by name (ATTRIB u)", by_name == 1);
-	CHECK("fs mark: none refused and sent again (MODIFY w went with its entry)",
-	      again == 0);
-	if (by_name != 1 || again)
-		printf("# by name %lu, sent again %lu\n", by_name, again);
+	      counts(&by_name, &again, &new_refused));
+	CHECK("fs mark: two events by name (ATTRIB u, MODIFY tm/f1)",
+	      by_name == 2);
+	CHECK("fs mark: one refused and sent again (MODIFY tm/f1; w went with its entry)",
+	      again == 1);
+	CHECK("asked: one new entry refused by name (tc/f1)",
+	      new_refused == 1);
+	if (by_name != 2 || again != 1 || new_refused != 1)
+		printf("# by name %lu, sent again %lu, new refused %lu\n",
+		       by_name, again, new_refused);
 	return check_exit();
 }
