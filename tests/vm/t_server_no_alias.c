@@ -82,28 +82,56 @@ static void test_new_entry(void)
 	close(fan);
 }
 
+/* "label: what", for a check's name (one at a time). */
+static const char *named(const char *label, const char *what)
+{
+	static char name[128];
+
+	snprintf(name, sizeof(name), "%s: %s", label, what);
+	return name;
+}
+
 /*
- * A file with a watch of its own, in a watched directory: the kernel
- * holds its inode, and its watch gets the event by its node; the
+ * A file with a watch of its own, in a watched directory (mnt/o): the
+ * kernel holds its inode, and its watch gets the event by its node; the
  * directory's watch gets it with the name only through the file's
  * dentry, which the server has it link again.
  */
-static void test_held(void)
+static void test_held(const char *label, const char *backing,
+		      const char *mnt)
 {
+	char dir[64], file[64], remote[64];
 	int in = inotify_init1(IN_CLOEXEC);
 
-	CHECK("held: mkdir o and write o/h on the mount", !mkdir(M "/o", 0755) &&
-	      vm_put(M "/o/h", "x", 0));
-	CHECK("held: inotify watches on o and on o/h for IN_MODIFY", in >= 0 &&
-	      inotify_add_watch(in, M "/o", IN_MODIFY) >= 0 &&
-	      inotify_add_watch(in, M "/o/h", IN_MODIFY) >= 0);
-	CHECK("held: drop_caches", vm_drop_caches());
-	CHECK("held: remote write of o/h", vm_put(B "/o/h", "y", O_APPEND));
-	CHECK("held: IN_MODIFY h to o's watch",
+	snprintf(dir, sizeof(dir), "%s/o", mnt);
+	snprintf(file, sizeof(file), "%s/o/h", mnt);
+	snprintf(remote, sizeof(remote), "%s/o/h", backing);
+	CHECK(named(label, "mkdir o and write o/h on the mount"),
+	      !mkdir(dir, 0755) && vm_put(file, "x", 0));
+	CHECK(named(label, "inotify watches on o and on o/h for IN_MODIFY"),
+	      in >= 0 && inotify_add_watch(in, dir, IN_MODIFY) >= 0 &&
+	      inotify_add_watch(in, file, IN_MODIFY) >= 0);
+	CHECK(named(label, "drop_caches"), vm_drop_caches());
+	CHECK(named(label, "remote write of o/h"),
+	      vm_put(remote, "y", O_APPEND));
+	CHECK(named(label, "IN_MODIFY h to o's watch"),
 	      vm_inotify_expect(in, IN_MODIFY, "h", NULL));
-	CHECK("held: IN_MODIFY to h's own watch",
+	CHECK(named(label, "IN_MODIFY to h's own watch"),
 	      vm_inotify_expect(in, IN_MODIFY, "", NULL));
 	close(in);
+}
+
+/* The same with the host watched by inotify, whose events name no object */
+static void test_held_inotify(void)
+{
+	pid_t pid = vm_server_start(B "_i", M "_i",
+				    "delivery=protocol,watch=inotify");
+
+	CHECK("held inotify: server mounts", pid > 0);
+	if (pid <= 0)
+		return;
+	test_held("held inotify", B "_i", M "_i");
+	CHECK("held inotify: SIGTERM: exits 0", vm_server_stop(pid));
 }
 
 int main(void)
@@ -117,7 +145,8 @@ int main(void)
 	test_by_name();
 	test_with_entry();
 	test_new_entry();
-	test_held();
+	test_held("held", B, M);
 	CHECK("no alias: SIGTERM: exits 0", vm_server_stop(pid));
+	test_held_inotify();
 	return check_exit();
 }
