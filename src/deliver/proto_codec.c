@@ -117,6 +117,10 @@ int proto_event_check(const struct proto_event *ev)
 		return proto_rename_check(ev);
 	if (!events || (events & ~proto_allowed(ev)))
 		return -EINVAL;
+	/* An object's removal comes alone (kernel patch 19). */
+	if (!ev->namelen && (events & FUSE_FSNOTIFY_DELETE_SELF) &&
+	    events != FUSE_FSNOTIFY_DELETE_SELF)
+		return -EINVAL;
 	if (ev->cookie && !(events & moves))
 		return -EINVAL;
 	if (!proto_flags_ok(ev, events))

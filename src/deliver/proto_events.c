@@ -190,7 +190,9 @@ static int deliver_create(struct proto_send *s, const struct rn_event *ev)
  * (its link count drops to 0): sending DELETE as well would double it. An
  * object with links left only loses the name (and, as for a local
  * unlink, its link count changed: ATTRIB). False if the kernel no longer
- * holds the name after all.
+ * holds the name after all; if it still holds the object (a watch keeps
+ * the inode, not the dentry), the object goes as removed first (kernel
+ * patch 19: DELETE_SELF, and its marks go), as a local unlink reports it.
  */
 static bool delete_shown(struct proto_send *s, const struct proto_node *dir,
 			 const struct rn_event *ev, uint64_t child)
@@ -205,7 +207,12 @@ static bool delete_shown(struct proto_send *s, const struct proto_node *dir,
 		send_event(s, &n, FUSE_FSNOTIFY_ATTRIB, 0, NULL);
 		return true;
 	}
-	return !fs_notify_delete(s->cfg.fs, dir->id, child, ev->name);
+	if (!fs_notify_delete(s->cfg.fs, dir->id, child, ev->name))
+		return true;
+	if (fs_node_live(s->cfg.fs, child, &n.gen))
+		send_event(s, &n, FUSE_FSNOTIFY_DELETE_SELF | isdir_bit(ev), 0,
+			   NULL);
+	return false;
 }
 
 /*

@@ -294,6 +294,19 @@ static void test_new_entry(void)
 	CHECK("no child: not on an object", proto_event_check(&ev) == -EINVAL);
 }
 
+/* An object's removal (kernel patch 19) comes alone, or with ISDIR. */
+static void test_removed(void)
+{
+	struct proto_event ev = ev_named(FUSE_FSNOTIFY_DELETE_SELF, NULL);
+
+	CHECK("removed: DELETE_SELF alone", !proto_event_check(&ev));
+	ev.mask |= FUSE_FSNOTIFY_ISDIR;
+	CHECK("removed: DELETE_SELF,ISDIR", !proto_event_check(&ev));
+	ev.mask |= FUSE_FSNOTIFY_ATTRIB;
+	CHECK("removed: not with another event",
+	      proto_event_check(&ev) == -EINVAL);
+}
+
 static void test_overflow(void)
 {
 	unsigned char buf[PROTO_EVENT_FRAME_MAX];
@@ -500,6 +513,7 @@ int main(void)
 	test_by_name();
 	test_push_rejects();
 	test_new_entry();
+	test_removed();
 	test_overflow();
 	test_watch();
 	test_reply();

@@ -192,6 +192,9 @@ static void test_bad_frames(uint64_t f, uint64_t gen)
 	      FUSE_FSNOTIFY_MODIFY, 0, 0, NULL, 0) == -ENOENT);
 	CHECK("bad: self event with a name", send_raw(1, 0,
 	      FUSE_FSNOTIFY_DELETE_SELF, 0, 1, "z", 1) == -EINVAL);
+	CHECK("bad: DELETE_SELF with another event (patch 19)",
+	      send_raw(f, gen, FUSE_FSNOTIFY_DELETE_SELF |
+		       FUSE_FSNOTIFY_ATTRIB, 0, 0, NULL, 0) == -EINVAL);
 	CHECK("bad: entry and child event in one", send_raw(1, 0,
 	      FUSE_FSNOTIFY_CREATE | FUSE_FSNOTIFY_MODIFY, 0, 1, "z", 1) ==
 	      -EINVAL);

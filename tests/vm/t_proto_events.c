@@ -124,6 +124,8 @@ static void test_object_events(void)
 	      FUSE_FSNOTIFY_DELETE_SELF, 0, NULL) == 0);
 	CHECK("delete_self: file watch", vm_inotify_expect(in_file,
 	      IN_DELETE_SELF, "", NULL));
+	CHECK("delete_self: the watch goes (patch 19)",
+	      vm_inotify_expect(in_file, IN_IGNORED, "", NULL));
 	close(in_file);
 }
 

@@ -121,6 +121,30 @@ static void test_held(const char *label, const char *backing,
 	close(in);
 }
 
+/*
+ * The same file removed on the host: its watch gets DELETE_SELF and
+ * IGNORED, the directory's DELETE, in a local unlink's order.
+ */
+static void test_held_removed(void)
+{
+	int in = inotify_init1(IN_CLOEXEC);
+
+	CHECK("removed: mkdir r and write r/h on the mount",
+	      !mkdir(M "/r", 0755) && vm_put(M "/r/h", "x", 0));
+	CHECK("removed: inotify watches on r for IN_DELETE, r/h for IN_DELETE_SELF",
+	      in >= 0 && inotify_add_watch(in, M "/r", IN_DELETE) >= 0 &&
+	      inotify_add_watch(in, M "/r/h", IN_DELETE_SELF) >= 0);
+	CHECK("removed: drop_caches", vm_drop_caches());
+	CHECK("removed: remote unlink of r/h", !unlink(B "/r/h"));
+	CHECK("removed: IN_DELETE_SELF to h's watch",
+	      vm_inotify_expect(in, IN_DELETE_SELF, "", NULL));
+	CHECK("removed: IN_IGNORED to h's watch",
+	      vm_inotify_expect(in, IN_IGNORED, "", NULL));
+	CHECK("removed: IN_DELETE h to r's watch",
+	      vm_inotify_expect(in, IN_DELETE, "h", NULL));
+	close(in);
+}
+
 /* The same with the host watched by inotify, whose events name no object */
 static void test_held_inotify(void)
 {
@@ -146,6 +170,7 @@ int main(void)
 	test_with_entry();
 	test_new_entry();
 	test_held("held", B, M);
+	test_held_removed();
 	CHECK("no alias: SIGTERM: exits 0", vm_server_stop(pid));
 	test_held_inotify();
 	return check_exit();
