@@ -288,6 +288,54 @@ static int send_moves(struct proto_send *s, const struct rn_event *ev,
 }
 
 /*
+ * MOVE_SELF to the moved object. A watched one gets its new name in the
+ * kernel first, so that its removal can later go by FUSE_NOTIFY_DELETE
+ * (DELETE_SELF and IN_IGNORED, as for a local unlink); a RENAME gave it
+ * that. Others need no lookup.
+ */
+static int send_moved_self(struct proto_send *s, const struct rn_event *ev,
+			   const struct proto_node *to, bool renamed,
+			   const struct proto_node *obj)
+{
+	if (to && !renamed &&
+	    proto_watches_mask(s->cfg.watches, obj->id, obj->gen))
+		proto_lookup_child(s, to, ev->name2);
+	return send_event(s, obj, FUSE_FSNOTIFY_MOVE_SELF | isdir_bit(ev), 0,
+			  NULL);
+}
+
+/*
+ * The object a rename replaced at the new name, if the kernel holds it
+ * and it has no link left (isdir: a directory). One with links left (a
+ * hard link elsewhere, or a RENAME_EXCHANGE's other half) is left alone:
+ * the host's events do not say which it is.
+ */
+static bool replaced_node(struct proto_send *s, const struct proto_node *to,
+			  const struct rn_event *ev, struct proto_node *n,
+			  bool *isdir)
+{
+	struct stat st;
+
+	if (!to || !fs_name_shown(s->cfg.fs, to->id, ev->name2, &n->id) ||
+	    !fs_node_live(s->cfg.fs, n->id, &n->gen) ||
+	    fs_node_stat(s->cfg.fs, n->id, &st) || st.st_nlink)
+		return false;
+	*isdir = S_ISDIR(st.st_mode);
+	return true;
+}
+
+/*
+ * As a local rename over it: ATTRIB for its lost link (before the moved
+ * object's MOVE_SELF), then DELETE_SELF, which with kernel patch 19 ends
+ * its watches, as the replaced dentry's last reference does.
+ */
+static void send_replaced(struct proto_send *s, const struct proto_node *n,
+			  bool isdir, uint32_t mask)
+{
+	send_event(s, n, mask | (isdir ? FUSE_FSNOTIFY_ISDIR : 0), 0, NULL);
+}
+
+/*
  * RENAME (for FAN_RENAME and DN_RENAME watchers), MOVED_FROM and MOVED_TO
  * with one cookie, then MOVE_SELF, as vfs_rename() reports them. The
  * first three go as one notification (kernel patch 16) if a watcher
@@ -302,10 +350,12 @@ static int send_move(struct proto_send *s, const struct rn_event *ev,
 		     const struct proto_node *to)
 {
 	uint32_t cookie = next_cookie(s);
-	bool has_obj, renamed = false;
-	struct proto_node obj;
+	bool has_obj, renamed = false, replaced, isdir = false;
+	struct proto_node obj, old;
 	int ret = 0;
 
+	/* Known before MOVED_TO forgets the name it had. */
+	replaced = replaced_node(s, to, ev, &old, &isdir);
 	if (from)
 		fs_name_forget(s->cfg.fs, from->id, ev->name);
 	if (to)
@@ -320,19 +370,14 @@ static int send_move(struct proto_send *s, const struct rn_event *ev,
 		if (ret < 0)
 			return ret;
 	}
-	if (!has_obj)
-		return ret;
-	/*
-	 * A watched object gets its new name in the kernel, so that its
-	 * removal can later go by FUSE_NOTIFY_DELETE (DELETE_SELF and
-	 * IN_IGNORED, as for a local unlink); the RENAME gave it that.
-	 * Others need no lookup.
-	 */
-	if (to && !renamed &&
-	    proto_watches_mask(s->cfg.watches, obj.id, obj.gen))
-		proto_lookup_child(s, to, ev->name2);
-	return send_event(s, &obj, FUSE_FSNOTIFY_MOVE_SELF | isdir_bit(ev), 0,
-			  NULL);
+	replaced = replaced && (!has_obj || old.id != obj.id);
+	if (replaced)
+		send_replaced(s, &old, isdir, FUSE_FSNOTIFY_ATTRIB);
+	if (has_obj)
+		ret = send_moved_self(s, ev, to, renamed, &obj);
+	if (replaced)
+		send_replaced(s, &old, isdir, FUSE_FSNOTIFY_DELETE_SELF);
+	return ret;
 }
 
 /* Does a mark on the directory the kernel holds want FAN_RENAME? */

@@ -51,6 +51,7 @@ bool vm_inotify_next(int fd, struct vm_event *ev)
 	if (!vm_fill(&vm_ibuf, fd))
 		return false;
 	memcpy(&ie, vm_ibuf.data + vm_ibuf.off, sizeof(ie));
+	ev->wd = ie.wd;
 	ev->mask = ie.mask;
 	ev->cookie = ie.cookie;
 	snprintf(ev->name, sizeof(ev->name), "%.*s", (int)ie.len,

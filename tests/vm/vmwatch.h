@@ -14,6 +14,7 @@
 #define VM_WAIT_MS	5000
 
 struct vm_event {
+	int wd;			/* inotify: the watch's descriptor */
 	uint32_t mask;
 	uint32_t cookie;
 	char name[256];
