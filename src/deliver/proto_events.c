@@ -188,11 +188,12 @@ static int deliver_create(struct proto_send *s, const struct rn_event *ev)
  * A name the kernel holds goes with FUSE_NOTIFY_DELETE, which with the
  * series reports DELETE to the directory and DELETE_SELF to the object
  * (its link count drops to 0): sending DELETE as well would double it. An
- * object with links left only loses the name (and, as for a local
- * unlink, its link count changed: ATTRIB). False if the kernel no longer
+ * object with links left only loses the name (and, as a local unlink
+ * reports first, its link count changed: ATTRIB). False if the kernel no longer
  * holds the name after all; if it still holds the object (a watch keeps
  * the inode, not the dentry), the object goes as removed first (kernel
- * patch 19: DELETE_SELF, and its marks go), as a local unlink reports it.
+ * patch 19: DELETE_SELF, and its marks go), after the ATTRIB of its lost
+ * link for a file, as a local unlink reports them.
  */
 static bool delete_shown(struct proto_send *s, const struct proto_node *dir,
 			 const struct rn_event *ev, uint64_t child)
@@ -203,15 +204,18 @@ static bool delete_shown(struct proto_send *s, const struct proto_node *dir,
 	if (!ev->isdir && !fs_node_stat(s->cfg.fs, child, &st) &&
 	    st.st_nlink > 0 && fs_node_live(s->cfg.fs, child, &n.gen)) {
 		fs_name_forget(s->cfg.fs, dir->id, ev->name);
-		send_event(s, dir, FUSE_FSNOTIFY_DELETE, 0, ev->name);
 		send_event(s, &n, FUSE_FSNOTIFY_ATTRIB, 0, NULL);
+		send_event(s, dir, FUSE_FSNOTIFY_DELETE, 0, ev->name);
 		return true;
 	}
 	if (!fs_notify_delete(s->cfg.fs, dir->id, child, ev->name))
 		return true;
-	if (fs_node_live(s->cfg.fs, child, &n.gen))
+	if (fs_node_live(s->cfg.fs, child, &n.gen)) {
+		if (!ev->isdir)
+			send_event(s, &n, FUSE_FSNOTIFY_ATTRIB, 0, NULL);
 		send_event(s, &n, FUSE_FSNOTIFY_DELETE_SELF | isdir_bit(ev), 0,
 			   NULL);
+	}
 	return false;
 }
 

@@ -469,6 +469,8 @@ static void test_rename_delete(void)
 	CHECK("unlink: remote", unlink(B "/f2") == 0);
 	CHECK("unlink: DELETE f2", vm_inotify_expect(in_dir, IN_DELETE, "f2",
 	      NULL));
+	CHECK("unlink: ATTRIB on the file (its lost link, as locally)",
+	      vm_inotify_expect(in_file, IN_ATTRIB, "", NULL));
 	CHECK("unlink: DELETE_SELF on the file", vm_inotify_expect(in_file,
 	      IN_DELETE_SELF, "", NULL));
 	CHECK("unlink: IGNORED on the file", vm_inotify_expect(in_file,
