@@ -41,8 +41,8 @@ int proto_send_frame(struct proto_send *s, const struct proto_event *ev)
 	return 1;
 }
 
-static int send_event(struct proto_send *s, const struct proto_node *n,
-		      uint32_t mask, uint32_t cookie, const char *name)
+int proto_notify(struct proto_send *s, const struct proto_node *n,
+		 uint32_t mask, uint32_t cookie, const char *name)
 {
 	struct proto_event ev = {
 		.nodeid = n->id,
@@ -56,13 +56,8 @@ static int send_event(struct proto_send *s, const struct proto_node *n,
 	return proto_send_frame(s, &ev);
 }
 
-static uint32_t isdir_bit(const struct rn_event *ev)
-{
-	return ev->isdir ? FUSE_FSNOTIFY_ISDIR : 0;
-}
-
 /* Does a filesystem mark on the mount want this kind of event? */
-static bool fs_wants(struct proto_send *s, uint32_t mask)
+bool proto_fs_wants(struct proto_send *s, uint32_t mask)
 {
 	return proto_watches_fs_mask(s->cfg.watches) & mask &
 	       ~FUSE_FSNOTIFY_ISDIR;
@@ -71,10 +66,10 @@ static bool fs_wants(struct proto_send *s, uint32_t mask)
 /*
  * Makes the kernel hold ev's directory (which 0: dir, 1: dir2), which it
  * did not, by a lookup through the mount (proto_hold.c): *held is the fd
- * that keeps it, for unhold() once the event is sent.
+ * that keeps it, for proto_unhold() once the event is sent.
  */
-static bool hold(struct proto_send *s, const struct rn_event *ev, int which,
-		 struct proto_node *n, int *held)
+bool proto_hold(struct proto_send *s, const struct rn_event *ev, int which,
+		struct proto_node *n, int *held)
 {
 	const struct rn_id *id = which ? &ev->dir2 : &ev->dir;
 
@@ -94,10 +89,10 @@ static bool dir_known(struct proto_send *s, const struct rn_event *ev,
 {
 	if (proto_node_known(s, &ev->dir, n))
 		return true;
-	return fs_wants(s, mask) && hold(s, ev, 0, n, held);
+	return proto_fs_wants(s, mask) && proto_hold(s, ev, 0, n, held);
 }
 
-static int unhold(int held, int ret)
+int proto_unhold(int held, int ret)
 {
 	if (held >= 0)
 		close(held);
@@ -105,7 +100,7 @@ static int unhold(int held, int ret)
 }
 
 /* A nonzero cookie no earlier rename used, as the kernel gives each. */
-static uint32_t next_cookie(struct proto_send *s)
+uint32_t proto_next_cookie(struct proto_send *s)
 {
 	return ++s->cookie ? s->cookie : ++s->cookie;
 }
@@ -134,14 +129,14 @@ static void note_refusal(struct proto_send *s, const struct proto_event *pe,
  * next ones in that directory go with the entry at once (proto_asked.h).
  * A kernel without patch 18 never asks.
  */
-static int send_new_entry(struct proto_send *s, const struct proto_node *dir,
-			  const struct rn_event *ev, const char *name,
-			  uint32_t kind, uint32_t cookie)
+int proto_send_new_entry(struct proto_send *s, const struct proto_node *dir,
+			 const struct rn_event *ev, const char *name,
+			 uint32_t kind, uint32_t cookie)
 {
 	struct proto_event pe = {
 		.nodeid = dir->id,
 		.generation = dir->gen,
-		.mask = kind | isdir_bit(ev),
+		.mask = kind | proto_isdir_bit(ev),
 		.cookie = cookie,
 		.namelen = strlen(name),
 		.name = name,
@@ -160,7 +155,7 @@ static int send_new_entry(struct proto_send *s, const struct proto_node *dir,
 	ret = proto_send_pushed(s, dir->id, name, &ev->obj, &pe);
 	if (ret)
 		return ret;
-	pe.mask = kind | isdir_bit(ev);
+	pe.mask = kind | proto_isdir_bit(ev);
 	pe.flags = FUSE_FSNOTIFY_NO_CHILD;
 	return proto_send_frame(s, &pe);
 }
@@ -175,13 +170,15 @@ static int deliver_create(struct proto_send *s, const struct rn_event *ev)
 	uint32_t kind = ev->moved ? FUSE_FSNOTIFY_MOVED_TO :
 				    FUSE_FSNOTIFY_CREATE;
 	struct proto_node dir;
+	uint32_t cookie;
 	int held = -1;
 
-	if (!dir_known(s, ev, kind | isdir_bit(ev), &dir, &held))
+	if (!dir_known(s, ev, kind | proto_isdir_bit(ev), &dir, &held))
 		return 0;
 	fs_name_forget(s->cfg.fs, dir.id, ev->name);
-	return unhold(held, send_new_entry(s, &dir, ev, ev->name, kind,
-					   ev->moved ? next_cookie(s) : 0));
+	cookie = ev->moved ? proto_next_cookie(s) : 0;
+	return proto_unhold(held, proto_send_new_entry(s, &dir, ev, ev->name,
+						       kind, cookie));
 }
 
 /*
@@ -204,17 +201,17 @@ static bool delete_shown(struct proto_send *s, const struct proto_node *dir,
 	if (!ev->isdir && !fs_node_stat(s->cfg.fs, child, &st) &&
 	    st.st_nlink > 0 && fs_node_live(s->cfg.fs, child, &n.gen)) {
 		fs_name_forget(s->cfg.fs, dir->id, ev->name);
-		send_event(s, &n, FUSE_FSNOTIFY_ATTRIB, 0, NULL);
-		send_event(s, dir, FUSE_FSNOTIFY_DELETE, 0, ev->name);
+		proto_notify(s, &n, FUSE_FSNOTIFY_ATTRIB, 0, NULL);
+		proto_notify(s, dir, FUSE_FSNOTIFY_DELETE, 0, ev->name);
 		return true;
 	}
 	if (!fs_notify_delete(s->cfg.fs, dir->id, child, ev->name))
 		return true;
 	if (fs_node_live(s->cfg.fs, child, &n.gen)) {
 		if (!ev->isdir)
-			send_event(s, &n, FUSE_FSNOTIFY_ATTRIB, 0, NULL);
-		send_event(s, &n, FUSE_FSNOTIFY_DELETE_SELF | isdir_bit(ev), 0,
-			   NULL);
+			proto_notify(s, &n, FUSE_FSNOTIFY_ATTRIB, 0, NULL);
+		proto_notify(s, &n, FUSE_FSNOTIFY_DELETE_SELF |
+			     proto_isdir_bit(ev), 0, NULL);
 	}
 	return false;
 }
@@ -239,7 +236,7 @@ static bool moved_node(struct proto_send *s, const struct proto_node *dir,
  */
 static int deliver_moved_out(struct proto_send *s, const struct rn_event *ev)
 {
-	uint32_t mask = FUSE_FSNOTIFY_MOVED_FROM | isdir_bit(ev);
+	uint32_t mask = FUSE_FSNOTIFY_MOVED_FROM | proto_isdir_bit(ev);
 	struct proto_node dir, obj;
 	int held = -1, ret;
 	bool held_obj;
@@ -248,16 +245,16 @@ static int deliver_moved_out(struct proto_send *s, const struct rn_event *ev)
 		return 0;
 	held_obj = moved_node(s, &dir, ev, &obj);
 	fs_name_forget(s->cfg.fs, dir.id, ev->name);
-	ret = send_event(s, &dir, mask, next_cookie(s), ev->name);
+	ret = proto_notify(s, &dir, mask, proto_next_cookie(s), ev->name);
 	if (ret >= 0 && held_obj)
-		ret = send_event(s, &obj, FUSE_FSNOTIFY_MOVE_SELF |
-				 isdir_bit(ev), 0, NULL);
-	return unhold(held, ret);
+		ret = proto_notify(s, &obj, FUSE_FSNOTIFY_MOVE_SELF |
+				   proto_isdir_bit(ev), 0, NULL);
+	return proto_unhold(held, ret);
 }
 
 static int deliver_delete(struct proto_send *s, const struct rn_event *ev)
 {
-	uint32_t mask = FUSE_FSNOTIFY_DELETE | isdir_bit(ev);
+	uint32_t mask = FUSE_FSNOTIFY_DELETE | proto_isdir_bit(ev);
 	struct proto_node dir;
 	uint64_t child;
 	int held = -1;
@@ -266,155 +263,10 @@ static int deliver_delete(struct proto_send *s, const struct rn_event *ev)
 		return 0;
 	if (fs_name_shown(s->cfg.fs, dir.id, ev->name, &child) &&
 	    delete_shown(s, &dir, ev, child))
-		return unhold(held, 1);
+		return proto_unhold(held, 1);
 	/* The kernel never looked the name up (or no longer holds it). */
 	fs_name_forget(s->cfg.fs, dir.id, ev->name);
-	return unhold(held, send_event(s, &dir, mask, 0, ev->name));
-}
-
-/*
- * MOVED_FROM and MOVED_TO with one cookie, each if its directory is held;
- * MOVED_TO as a new entry (send_new_entry()).
- */
-static int send_moves(struct proto_send *s, const struct rn_event *ev,
-		      const struct proto_node *from,
-		      const struct proto_node *to, uint32_t cookie)
-{
-	int ret = 0;
-
-	if (from)
-		ret = send_event(s, from, FUSE_FSNOTIFY_MOVED_FROM |
-				 isdir_bit(ev), cookie, ev->name);
-	if (to && ret >= 0)
-		ret = send_new_entry(s, to, ev, ev->name2,
-				     FUSE_FSNOTIFY_MOVED_TO, cookie);
-	return ret;
-}
-
-/*
- * MOVE_SELF to the moved object. A watched one gets its new name in the
- * kernel first, so that its removal can later go by FUSE_NOTIFY_DELETE
- * (DELETE_SELF and IN_IGNORED, as for a local unlink); a RENAME gave it
- * that. Others need no lookup.
- */
-static int send_moved_self(struct proto_send *s, const struct rn_event *ev,
-			   const struct proto_node *to, bool renamed,
-			   const struct proto_node *obj)
-{
-	if (to && !renamed &&
-	    proto_watches_mask(s->cfg.watches, obj->id, obj->gen))
-		proto_lookup_child(s, to, ev->name2);
-	return send_event(s, obj, FUSE_FSNOTIFY_MOVE_SELF | isdir_bit(ev), 0,
-			  NULL);
-}
-
-/*
- * The object a rename replaced at the new name, if the kernel holds it
- * and it has no link left (isdir: a directory). One with links left (a
- * hard link elsewhere, or a RENAME_EXCHANGE's other half) is left alone:
- * the host's events do not say which it is.
- */
-static bool replaced_node(struct proto_send *s, const struct proto_node *to,
-			  const struct rn_event *ev, struct proto_node *n,
-			  bool *isdir)
-{
-	struct stat st;
-
-	if (!to || !fs_name_shown(s->cfg.fs, to->id, ev->name2, &n->id) ||
-	    !fs_node_live(s->cfg.fs, n->id, &n->gen) ||
-	    fs_node_stat(s->cfg.fs, n->id, &st) || st.st_nlink)
-		return false;
-	*isdir = S_ISDIR(st.st_mode);
-	return true;
-}
-
-/*
- * As a local rename over it: ATTRIB for its lost link (before the moved
- * object's MOVE_SELF), then DELETE_SELF, which with kernel patch 19 ends
- * its watches, as the replaced dentry's last reference does.
- */
-static void send_replaced(struct proto_send *s, const struct proto_node *n,
-			  bool isdir, uint32_t mask)
-{
-	send_event(s, n, mask | (isdir ? FUSE_FSNOTIFY_ISDIR : 0), 0, NULL);
-}
-
-/*
- * RENAME (for FAN_RENAME and DN_RENAME watchers), MOVED_FROM and MOVED_TO
- * with one cookie, then MOVE_SELF, as vfs_rename() reports them. The
- * first three go as one notification (kernel patch 16) if a watcher
- * wants the RENAME and both directories are held: a RENAME of its own
- * could not come first, since MOVED_TO drops any dentry of its name, and
- * would take the child the RENAME links there (evicted, its node
- * forgotten, the fid in the event stale). If the kernel refuses it, the
- * moves go alone. from and to: NULL if the kernel holds no node.
- */
-static int send_move(struct proto_send *s, const struct rn_event *ev,
-		     const struct proto_node *from,
-		     const struct proto_node *to)
-{
-	uint32_t cookie = next_cookie(s);
-	bool has_obj, renamed = false, replaced, isdir = false;
-	struct proto_node obj, old;
-	int ret = 0;
-
-	/* Known before MOVED_TO forgets the name it had. */
-	replaced = replaced_node(s, to, ev, &old, &isdir);
-	if (from)
-		fs_name_forget(s->cfg.fs, from->id, ev->name);
-	if (to)
-		fs_name_forget(s->cfg.fs, to->id, ev->name2);
-	/* Known before the RENAME, which may make the kernel hold it. */
-	has_obj = proto_node_known(s, &ev->obj, &obj);
-	if (from && to)
-		ret = proto_send_rename(s, from, to, ev, cookie);
-	renamed = ret > 0;
-	if (!renamed) {
-		ret = send_moves(s, ev, from, to, cookie);
-		if (ret < 0)
-			return ret;
-	}
-	replaced = replaced && (!has_obj || old.id != obj.id);
-	if (replaced)
-		send_replaced(s, &old, isdir, FUSE_FSNOTIFY_ATTRIB);
-	if (has_obj)
-		ret = send_moved_self(s, ev, to, renamed, &obj);
-	if (replaced)
-		send_replaced(s, &old, isdir, FUSE_FSNOTIFY_DELETE_SELF);
-	return ret;
-}
-
-/* Does a mark on the directory the kernel holds want FAN_RENAME? */
-static bool rename_marked(struct proto_send *s, bool known,
-			  const struct proto_node *n)
-{
-	return known && (proto_watches_mask(s->cfg.watches, n->id, n->gen) &
-			 FUSE_FSNOTIFY_RENAME);
-}
-
-/*
- * A directory the kernel does not hold is looked up for a filesystem
- * mark that wants its half of the rename, or for a FAN_RENAME mark
- * anywhere: that event needs both directories.
- */
-static int deliver_move(struct proto_send *s, const struct rn_event *ev)
-{
-	int held_from = -1, held_to = -1, ret;
-	struct proto_node from, to;
-	bool has_from, has_to, rename;
-
-	has_from = proto_node_known(s, &ev->dir, &from);
-	has_to = proto_node_known(s, &ev->dir2, &to);
-	rename = fs_wants(s, FUSE_FSNOTIFY_RENAME) ||
-		 rename_marked(s, has_from, &from) ||
-		 rename_marked(s, has_to, &to);
-	if (!has_from && (rename || fs_wants(s, FUSE_FSNOTIFY_MOVED_FROM)))
-		has_from = hold(s, ev, 0, &from, &held_from);
-	if (!has_to && (rename || fs_wants(s, FUSE_FSNOTIFY_MOVED_TO)))
-		has_to = hold(s, ev, 1, &to, &held_to);
-	ret = send_move(s, ev, has_from ? &from : NULL, has_to ? &to : NULL);
-	unhold(held_to, 0);
-	return unhold(held_from, ret);
+	return proto_unhold(held, proto_notify(s, &dir, mask, 0, ev->name));
 }
 
 /*
@@ -492,16 +344,16 @@ static int send_child(struct proto_send *s, const struct proto_node *dir,
 	struct proto_event pe = {
 		.nodeid = dir->id,
 		.generation = dir->gen,
-		.mask = mask | isdir_bit(ev),
+		.mask = mask | proto_isdir_bit(ev),
 		.namelen = strlen(ev->name),
 		.name = ev->name,
 	};
 	uint64_t epoch = proto_watches_epoch(s->cfg.watches);
-	bool asked = !fs_wants(s, mask) &&
+	bool asked = !proto_fs_wants(s, mask) &&
 		     proto_asked(&s->asked, dir->id, dir->gen, mask, epoch);
 	int ret;
 
-	if (!fs_wants(s, mask) && !asked &&
+	if (!proto_fs_wants(s, mask) && !asked &&
 	    !refused_by_name(s, &pe, mask, epoch, &ret))
 		return ret;
 	pe.mask = mask;
@@ -509,7 +361,7 @@ static int send_child(struct proto_send *s, const struct proto_node *dir,
 	if (ret || !asked)
 		return ret;
 	/* Asked for here before, but the name no longer leads to that file */
-	pe.mask = mask | isdir_bit(ev);
+	pe.mask = mask | proto_isdir_bit(ev);
 	refused_by_name(s, &pe, mask, epoch, &ret);
 	return ret;
 }
@@ -544,7 +396,7 @@ static int deliver_held(struct proto_send *s, const struct rn_event *ev,
 		if (ret > 0)
 			return ret;
 	}
-	return send_event(s, obj, mask | isdir_bit(ev), 0, NULL);
+	return proto_notify(s, obj, mask | proto_isdir_bit(ev), 0, NULL);
 }
 
 static int deliver_object(struct proto_send *s, const struct rn_event *ev,
@@ -558,8 +410,8 @@ static int deliver_object(struct proto_send *s, const struct rn_event *ev,
 	if (!ev->name[0] || !dir_known(s, ev, mask, &dir, &held))
 		return 0;
 	if (!child_wanted(s, &dir, mask))
-		return unhold(held, 0);
-	return unhold(held, send_child(s, &dir, ev, mask));
+		return proto_unhold(held, 0);
+	return proto_unhold(held, send_child(s, &dir, ev, mask));
 }
 
 /*
@@ -573,7 +425,7 @@ static int deliver_overflow(struct proto_send *s)
 
 	s->stats.overflows++;
 	overflow_log_warn(0);
-	return send_event(s, &root, FUSE_FSNOTIFY_Q_OVERFLOW, 0, NULL);
+	return proto_notify(s, &root, FUSE_FSNOTIFY_Q_OVERFLOW, 0, NULL);
 }
 
 int proto_deliver(struct proto_send *s, const struct rn_event *ev)
@@ -586,7 +438,7 @@ int proto_deliver(struct proto_send *s, const struct rn_event *ev)
 			return deliver_moved_out(s, ev);
 		return deliver_delete(s, ev);
 	case RN_EV_MOVE:
-		return deliver_move(s, ev);
+		return proto_deliver_move(s, ev);
 	case RN_EV_MODIFY:
 		return deliver_object(s, ev, FUSE_FSNOTIFY_MODIFY);
 	case RN_EV_ATTRIB:

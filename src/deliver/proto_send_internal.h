@@ -46,6 +46,38 @@ int proto_send_frame(struct proto_send *s, const struct proto_event *ev);
 int proto_send_pushed(struct proto_send *s, uint64_t dir, const char *name,
 		      const struct rn_id *obj, struct proto_event *pe);
 
+/* ISDIR for an event about a directory. */
+static inline uint32_t proto_isdir_bit(const struct rn_event *ev)
+{
+	return ev->isdir ? FUSE_FSNOTIFY_ISDIR : 0;
+}
+
+/* proto_events.c: one notification about node n (name: NULL or a child). */
+int proto_notify(struct proto_send *s, const struct proto_node *n,
+		     uint32_t mask, uint32_t cookie, const char *name);
+/* proto_events.c: does a filesystem mark on the mount want mask? */
+bool proto_fs_wants(struct proto_send *s, uint32_t mask);
+/*
+ * proto_events.c: makes the kernel hold ev's directory (which 0: dir,
+ * 1: dir2), which it did not; *held is the fd to proto_unhold() once the
+ * event is sent.
+ */
+bool proto_hold(struct proto_send *s, const struct rn_event *ev, int which,
+		struct proto_node *n, int *held);
+/* proto_events.c: closes held (if one), and returns ret. */
+int proto_unhold(int held, int ret);
+/* proto_events.c: a nonzero cookie no earlier rename used. */
+uint32_t proto_next_cookie(struct proto_send *s);
+/*
+ * proto_events.c: a new entry's event (CREATE or MOVED_TO) in dir, by
+ * name, or with the child's entry where the kernel asks for it.
+ */
+int proto_send_new_entry(struct proto_send *s, const struct proto_node *dir,
+			 const struct rn_event *ev, const char *name,
+			 uint32_t kind, uint32_t cookie);
+/* proto_moves.c: a remote rename inside the export. */
+int proto_deliver_move(struct proto_send *s, const struct rn_event *ev);
+
 /*
  * proto_rename.c: a rename from (from, ev->name) to (to, ev->name2) as
  * one notification, FS_RENAME, MOVED_FROM and MOVED_TO (with cookie), if
