@@ -349,12 +349,12 @@ static int send_child(struct proto_send *s, const struct proto_node *dir,
 		.name = ev->name,
 	};
 	uint64_t epoch = proto_watches_epoch(s->cfg.watches);
-	bool asked = !proto_fs_wants(s, mask) &&
+	bool fs = proto_fs_wants(s, mask);
+	bool asked = !fs &&
 		     proto_asked(&s->asked, dir->id, dir->gen, mask, epoch);
 	int ret;
 
-	if (!proto_fs_wants(s, mask) && !asked &&
-	    !refused_by_name(s, &pe, mask, epoch, &ret))
+	if (!fs && !asked && !refused_by_name(s, &pe, mask, epoch, &ret))
 		return ret;
 	pe.mask = mask;
 	ret = proto_send_pushed(s, dir->id, ev->name, &ev->obj, &pe);

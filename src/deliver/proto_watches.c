@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -26,7 +27,11 @@ struct proto_watches {
 	size_t size;		/* a power of two */
 	size_t used;
 	uint64_t fs_mask;
-	uint64_t epoch;		/* requests applied */
+	/*
+	 * Requests applied: written under lock, read without it, since a
+	 * remote create reads it every time (proto_events.c).
+	 */
+	_Atomic uint64_t epoch;
 };
 
 static size_t slot_home(const struct proto_watches *t, uint64_t nodeid)
@@ -148,12 +153,7 @@ int proto_watches_set(struct proto_watches *t, const struct proto_watch *w)
 
 uint64_t proto_watches_epoch(struct proto_watches *t)
 {
-	uint64_t epoch;
-
-	pthread_mutex_lock(&t->lock);
-	epoch = t->epoch;
-	pthread_mutex_unlock(&t->lock);
-	return epoch;
+	return atomic_load(&t->epoch);
 }
 
 uint64_t proto_watches_mask(struct proto_watches *t, uint64_t nodeid,
