@@ -170,15 +170,24 @@ bool vm_fanotify_next(int fd, struct vm_event *ev)
 	return true;
 }
 
+/* The next fanotify event, or false after saying which was wanted. */
+static bool vm_fanotify_got(int fd, struct vm_event *ev, uint64_t mask,
+			    const char *name, const char *dir)
+{
+	if (vm_fanotify_next(fd, ev))
+		return true;
+	printf("# fanotify: no event (wanted 0x%llx '%s'%s%s)\n",
+	       (unsigned long long)mask, name, dir ? " in " : "",
+	       dir ? dir : "");
+	return false;
+}
+
 bool vm_fanotify_expect(int fd, uint64_t mask, const char *name)
 {
 	struct vm_event ev;
 
-	if (!vm_fanotify_next(fd, &ev)) {
-		printf("# fanotify: no event (wanted 0x%llx '%s')\n",
-		       (unsigned long long)mask, name);
+	if (!vm_fanotify_got(fd, &ev, mask, name, NULL))
 		return false;
-	}
 	if (ev.mask == mask && !strcmp(ev.name, name))
 		return true;
 	printf("# fanotify: wanted 0x%llx '%s'\n", (unsigned long long)mask,
@@ -231,11 +240,8 @@ bool vm_fanotify_expect_dir(int fd, uint64_t mask, const char *name,
 {
 	struct vm_event ev;
 
-	if (!vm_fanotify_next(fd, &ev)) {
-		printf("# fanotify: no event (wanted 0x%llx '%s' in %s)\n",
-		       (unsigned long long)mask, name, dir);
+	if (!vm_fanotify_got(fd, &ev, mask, name, dir))
 		return false;
-	}
 	if (ev.mask == mask && !strcmp(ev.name, name) &&
 	    vm_same_handle(ev.dfid_type, ev.dfid_len, ev.dfid, dir))
 		return true;
@@ -250,11 +256,8 @@ bool vm_fanotify_expect_child(int fd, uint64_t mask, const char *name,
 {
 	struct vm_event ev;
 
-	if (!vm_fanotify_next(fd, &ev)) {
-		printf("# fanotify: no event (wanted 0x%llx '%s' in %s)\n",
-		       (unsigned long long)mask, name, dir);
+	if (!vm_fanotify_got(fd, &ev, mask, name, dir))
 		return false;
-	}
 	if (ev.mask == mask && !strcmp(ev.name, name) && ev.fid_len &&
 	    vm_same_handle(ev.dfid_type, ev.dfid_len, ev.dfid, dir) &&
 	    (ev.fid_len != ev.dfid_len ||
@@ -272,11 +275,8 @@ bool vm_fanotify_expect_fid(int fd, uint64_t mask, const char *name,
 {
 	struct vm_event ev;
 
-	if (!vm_fanotify_next(fd, &ev)) {
-		printf("# fanotify: no event (wanted 0x%llx '%s')\n",
-		       (unsigned long long)mask, name);
+	if (!vm_fanotify_got(fd, &ev, mask, name, NULL))
 		return false;
-	}
 	if (ev.mask == mask && !strcmp(ev.name, name) &&
 	    vm_same_fid(&ev, path))
 		return true;
