@@ -37,9 +37,9 @@ static int held_object(void *arg, const void *handle, size_t len, int type,
 }
 
 static void own_change(void *arg, const struct rn_id *id, const char *name,
-		       unsigned int kinds, bool ended)
+		       unsigned int kinds, bool ended, const struct stat *after)
 {
-	watch_own_change(arg, id, name, kinds, ended);
+	watch_own_change(arg, id, name, kinds, ended, after);
 }
 
 /* Replay reaches directories by file handle: open_by_handle_at(). */

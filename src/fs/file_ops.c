@@ -212,6 +212,28 @@ void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
 }
 
+/*
+ * Begins a change to node ino's content (c->name must be ""); the node is
+ * held until note_end(), which the change's fd needs (fs_internal.h).
+ */
+static struct fs_inode *note_begin(fuse_req_t req, fuse_ino_t ino,
+				   struct fs_change *c)
+{
+	struct fs *fs = fs_of(req);
+	struct fs_inode *in = fs_inode_get(fs, ino);
+
+	if (in)
+		fs_change_begin(fs, c, in, "");
+	return in;
+}
+
+static void note_end(fuse_req_t req, const struct fs_change *c,
+		     struct fs_inode *in)
+{
+	fs_change_end(fs_of(req), c);
+	fs_inode_put(fs_of(req), in);
+}
+
 void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv,
 		     off_t off, struct fuse_file_info *fi)
 {
@@ -232,31 +254,18 @@ void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv,
 		fuse_reply_write(req, fuse_buf_size(bufv));
 		return;
 	}
-	in = fs_inode_get(fs, ino);
-	if (in)
-		fs_change_begin(fs, &c, in, "");
-	fs_inode_put(fs, in);
+	in = note_begin(req, ino, &c);
 	out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
 	out.buf[0].fd = fi->fh;
 	out.buf[0].pos = off;
 	n = fuse_buf_copy(&out, bufv, 0);
-	fs_change_end(fs, &c);
+	note_end(req, &c, in);
 	if (n < 0)
 		fuse_reply_err(req, -n);
 	else
 		fuse_reply_write(req, n);
 }
 
-/* Begins a change to node ino's content (c->name must be ""). */
-static void note_begin(fuse_req_t req, fuse_ino_t ino, struct fs_change *c)
-{
-	struct fs *fs = fs_of(req);
-	struct fs_inode *in = fs_inode_get(fs, ino);
-
-	if (in)
-		fs_change_begin(fs, c, in, "");
-	fs_inode_put(fs, in);
-}
 
 void fs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
@@ -307,11 +316,11 @@ void fs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 		     off_t length, struct fuse_file_info *fi)
 {
 	struct fs_change c = { .name = "" };
+	struct fs_inode *in = note_begin(req, ino, &c);
 	int err;
 
-	note_begin(req, ino, &c);
 	err = fallocate(fi->fh, mode, offset, length) ? errno : 0;
-	fs_change_end(fs_of(req), &c);
+	note_end(req, &c, in);
 	fuse_reply_err(req, err);
 }
 
@@ -332,14 +341,14 @@ void fs_op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 			   size_t len, int flags)
 {
 	struct fs_change c = { .name = "" };
+	struct fs_inode *in = note_begin(req, ino_out, &c);
 	ssize_t n;
 	int err;
 
-	note_begin(req, ino_out, &c);
 	n = copy_file_range(fi_in->fh, &off_in, fi_out->fh, &off_out, len,
 			    flags);
 	err = n < 0 ? errno : 0;
-	fs_change_end(fs_of(req), &c);
+	note_end(req, &c, in);
 	if (n < 0)
 		fuse_reply_err(req, err);
 	else

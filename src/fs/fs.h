@@ -126,12 +126,15 @@ void fs_set_gate(struct fs *fs, fs_gate_fn fn, void *arg);
  * Brackets each change the passthrough itself makes to the backing store:
  * called with ended false before the syscall and true after it, naming
  * (dir, name) for a change to a name or (object, "") for one to an
- * object, and the kinds of event it can cause (RN_EV_BIT()s), so that a watcher which cannot filter by pid (inotify) can skip
- * the host events it causes. Optional.
+ * object, and the kinds of event it can cause (RN_EV_BIT()s), so that a
+ * watcher which cannot filter by pid (inotify) can skip the host events it
+ * causes. after: once a change to an object ended, the object's fstat(),
+ * so that a later outside change can be told from it; else NULL.
+ * Optional.
  */
 typedef void (*fs_change_fn)(void *arg, const struct rn_id *id,
 			     const char *name, unsigned int kinds,
-			     bool ended);
+			     bool ended, const struct stat *after);
 void fs_set_change_hook(struct fs *fs, fs_change_fn fn, void *arg);
 
 /* The export root, open O_PATH|O_DIRECTORY on the backing store. */

@@ -29,11 +29,18 @@ void fs_gate_ask(struct fs *fs, fuse_req_t req, struct fs_gate_query *q,
 static void change_note(struct fs *fs, const struct fs_change *c,
 			bool ended)
 {
+	const struct stat *after = NULL;
+	struct stat st;
+
 	if (!rn_id_known(&c->id))
 		return;
 	pthread_rwlock_rdlock(&fs->hooks_lock);
+	/* Only a hook (inotify's) pays for the stat. */
+	if (fs->change && ended && c->fd >= 0 && !fstat(c->fd, &st))
+		after = &st;
 	if (fs->change)
-		fs->change(fs->change_arg, &c->id, c->name, c->kinds, ended);
+		fs->change(fs->change_arg, &c->id, c->name, c->kinds, ended,
+			   after);
 	pthread_rwlock_unlock(&fs->hooks_lock);
 }
 
@@ -43,6 +50,7 @@ void fs_change_begin(struct fs *fs, struct fs_change *c,
 	c->id = in->id;
 	c->name = name;
 	c->kinds = RN_EV_ALL;
+	c->fd = name[0] ? -1 : in->fd;
 	change_note(fs, c, false);
 }
 
@@ -52,6 +60,7 @@ void fs_change_begin_close(struct fs *fs, struct fs_change *c,
 	c->id = in->id;
 	c->name = "";
 	c->kinds = RN_EV_BIT(RN_EV_CLOSE_WRITE);
+	c->fd = -1;	/* a close leaves the stamp as it was */
 	change_note(fs, c, false);
 }
 

@@ -103,17 +103,20 @@ static void ino_emit(struct ino_watch *w, struct rn_event *ev,
 	w->emitted++;
 }
 
-/* Is an event of kind on (dir, name), about object obj if known, ours? */
+/*
+ * Is an event of kind on (dir, name), about object obj if known, ours?
+ * now: obj's stamp as the event was read, if known.
+ */
 static bool ino_own_obj(struct ino_watch *w, const struct rn_id *dir,
 			const char *name, const struct rn_id *obj,
-			enum rn_event_kind kind)
+			const struct own_stamp *now, enum rn_event_kind kind)
 {
 	bool own;
 
 	pthread_mutex_lock(&w->expect_lock);
-	own = own_expect_match(&w->expect, dir, name, kind) ||
+	own = own_expect_match(&w->expect, dir, name, kind, NULL) ||
 	      (obj && rn_id_known(obj) &&
-	       own_expect_match(&w->expect, obj, "", kind));
+	       own_expect_match(&w->expect, obj, "", kind, now));
 	pthread_mutex_unlock(&w->expect_lock);
 	return own;
 }
@@ -121,7 +124,7 @@ static bool ino_own_obj(struct ino_watch *w, const struct rn_id *dir,
 static bool ino_own(struct ino_watch *w, const struct rn_id *dir,
 		    const char *name, enum rn_event_kind kind)
 {
-	return ino_own_obj(w, dir, name, NULL, kind);
+	return ino_own_obj(w, dir, name, NULL, NULL, kind);
 }
 
 static void ino_scanned_add(struct ino_watch *w, int wd, const char *name)
@@ -249,9 +252,12 @@ out:
 	return wd;
 }
 
-/* Host id of name in the directory wd, for events that did not carry it. */
+/*
+ * Host id of name in the directory wd, for events that did not carry it,
+ * and its stamp into *now if now is not NULL.
+ */
 static void ino_obj(struct ino_watch *w, int wd, const char *name,
-		    struct rn_id *obj)
+		    struct rn_id *obj, struct own_stamp *now)
 {
 	char rel[PATH_MAX];
 	struct stat st;
@@ -266,6 +272,8 @@ static void ino_obj(struct ino_watch *w, int wd, const char *name,
 		obj->dev = st.st_dev;
 		obj->ino = st.st_ino;
 		obj->gen = watch_name_gen(fd, name);
+		if (now)
+			own_stamp_of(now, &st);
 	}
 	close(fd);
 }
@@ -347,7 +355,7 @@ static void ino_move(struct ino_watch *w, const struct ino_record *to)
 	ev.isdir = w->from.isdir;
 	strcpy(ev.name, w->from.name);
 	strcpy(ev.name2, to->name);
-	ino_obj(w, to->wd, to->name, &ev.obj);
+	ino_obj(w, to->wd, to->name, &ev.obj, NULL);
 	if (ev.isdir) {
 		c = ino_dirs_child(&w->dirs, w->from.wd, w->from.name);
 		if (c)
@@ -399,6 +407,7 @@ static void ino_named(struct ino_watch *w, const struct ino_record *r,
 		      const struct ino_dir *d)
 {
 	bool arrived = r->mask & (IN_CREATE | IN_MOVED_TO);
+	struct own_stamp now = { 0 };
 	struct rn_event ev;
 
 	if (arrived && ino_scanned_consume(w, r->wd, r->name))
@@ -409,10 +418,11 @@ static void ino_named(struct ino_watch *w, const struct ino_record *r,
 	ev.moved = r->mask & IN_MOVED_TO;	/* its IN_MOVED_FROM was outside */
 	strcpy(ev.name, r->name);
 	if (!(r->mask & IN_DELETE))
-		ino_obj(w, r->wd, r->name, &ev.obj);
+		ino_obj(w, r->wd, r->name, &ev.obj, &now);
 	if (arrived && ev.isdir)
 		ino_dir_arrived(w, r->wd, r->name, r->mask & IN_CREATE);
-	if (!ino_own_obj(w, &ev.dir, ev.name, &ev.obj, ino_kind(r->mask)))
+	if (!ino_own_obj(w, &ev.dir, ev.name, &ev.obj, &now,
+			 ino_kind(r->mask)))
 		ino_emit(w, &ev, ino_kind(r->mask));
 }
 
@@ -545,11 +555,16 @@ int ino_watch_fd(const struct ino_watch *w)
 }
 
 void ino_watch_own_change(struct ino_watch *w, const struct rn_id *id,
-			  const char *name, unsigned int kinds, bool ended)
+			  const char *name, unsigned int kinds, bool ended,
+			  const struct stat *after)
 {
+	struct own_stamp stamp = { 0 };
+
+	if (after)
+		own_stamp_of(&stamp, after);
 	pthread_mutex_lock(&w->expect_lock);
 	if (ended)
-		own_expect_end(&w->expect, id, name, kinds);
+		own_expect_end(&w->expect, id, name, kinds, &stamp);
 	else
 		own_expect_begin(&w->expect, id, name, kinds);
 	pthread_mutex_unlock(&w->expect_lock);

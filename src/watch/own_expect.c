@@ -23,6 +23,46 @@ static bool target_open(const struct own_expect *x,
 	return t->active || x->done <= t->ended_at;
 }
 
+static bool stamp_moved(const struct own_stamp *was,
+			const struct own_stamp *now)
+{
+	if (!was->set || !now || !now->set)
+		return false;
+	return was->ctime.tv_sec != now->ctime.tv_sec ||
+	       was->ctime.tv_nsec != now->ctime.tv_nsec ||
+	       was->size != now->size;
+}
+
+/*
+ * Is an event that t matches the server's own? Yes while a change to t is
+ * in progress; after it, only if the object kept the stamp it left.
+ */
+static bool target_own(const struct own_expect *x, const struct own_target *t,
+		       const struct own_stamp *now)
+{
+	if (!target_open(x, t))
+		return false;
+	return t->active || !stamp_moved(&t->stamp, now);
+}
+
+/* Every target of the object (id, "") gets its last known stamp. */
+static void stamp_spread(struct own_expect *x, const struct rn_id *id,
+			 const struct own_stamp *s)
+{
+	for (unsigned int i = 0; i < OWN_EXPECT_MAX; i++)
+		if (target_is(&x->t[i], id, ""))
+			x->t[i].stamp = *s;
+}
+
+static const struct own_stamp *stamp_known(const struct own_expect *x,
+					   const struct rn_id *id)
+{
+	for (unsigned int i = 0; i < OWN_EXPECT_MAX; i++)
+		if (target_is(&x->t[i], id, "") && x->t[i].stamp.set)
+			return &x->t[i].stamp;
+	return NULL;
+}
+
 static struct own_target *target_find(struct own_expect *x,
 				      const struct rn_id *id,
 				      const char *name, unsigned int kinds)
@@ -65,18 +105,24 @@ void own_expect_begin(struct own_expect *x, const struct rn_id *id,
 		return;
 	t = target_find(x, id, name, kinds);
 	if (!t) {
+		const struct own_stamp *s = name[0] ? NULL :
+					    stamp_known(x, id);
+
 		t = target_slot(x);
 		memset(t, 0, sizeof(*t));
 		t->used = true;
 		t->id = *id;
 		strcpy(t->name, name);
 		t->kinds = kinds;
+		if (s)
+			t->stamp = *s;
 	}
 	t->active++;
 }
 
 void own_expect_end(struct own_expect *x, const struct rn_id *id,
-		    const char *name, unsigned int kinds)
+		    const char *name, unsigned int kinds,
+		    const struct own_stamp *after)
 {
 	struct own_target *t = name_ok(name) ?
 			       target_find(x, id, name, kinds) : NULL;
@@ -85,17 +131,27 @@ void own_expect_end(struct own_expect *x, const struct rn_id *id,
 		return;
 	t->active--;
 	t->ended_at = x->begun;
+	if (after && after->set && !name[0])
+		stamp_spread(x, id, after);
 }
 
 bool own_expect_match(const struct own_expect *x, const struct rn_id *id,
-		      const char *name, enum rn_event_kind kind)
+		      const char *name, enum rn_event_kind kind,
+		      const struct own_stamp *now)
 {
 	for (unsigned int i = 0; i < OWN_EXPECT_MAX; i++)
 		if (target_is(&x->t[i], id, name) &&
 		    (x->t[i].kinds & RN_EV_BIT(kind)) &&
-		    target_open(x, &x->t[i]))
+		    target_own(x, &x->t[i], now))
 			return true;
 	return false;
+}
+
+void own_stamp_of(struct own_stamp *s, const struct stat *st)
+{
+	s->set = true;
+	s->ctime = st->st_ctim;
+	s->size = st->st_size;
 }
 
 void own_expect_drain_begin(struct own_expect *x)

@@ -15,8 +15,21 @@
  * file the server wrote causes only CLOSE_WRITE, and must not hide a
  * MODIFY that an outside writer makes at that moment.
  *
- * Limitation: an outside change of the same kind to the same target
- * inside that window is taken for the server's own and not reported.
+ * An object's target also keeps its stamp (ctime and size) as the
+ * server's last change left it. Once no change of the server's is in
+ * progress, an event on that object is the server's own only if the
+ * object still has that stamp: a remote write right after a local one
+ * moves ctime (kernels with multigrain timestamps, 6.13 on, give a
+ * change after a stat a new ctime) and is reported.
+ *
+ * Limitations: an outside change of the same kind to the same target
+ * inside that window is taken for the server's own when no stamp tells
+ * them apart: a change to a name, a kernel with coarse timestamps that
+ * puts both in one tick at one size, an outside change between two of
+ * the server's own to one object, or a CLOSE_WRITE (a close leaves the
+ * stamp as it was). A change of the server's to a name that moves an
+ * object's ctime (a link) can make an earlier own event on it look
+ * remote: a duplicate, never a loss.
  *
  * Bounded: OWN_EXPECT_MAX targets; when full, the oldest finished one is
  * reused (at worst an own event is then reported as remote: a duplicate).
@@ -27,10 +40,19 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "../event.h"
 
 #define OWN_EXPECT_MAX 256
+
+/* What the object looked like: a change moves ctime, or size. */
+struct own_stamp {
+	bool set;
+	struct timespec ctime;
+	off_t size;
+};
 
 struct own_target {
 	bool used;
@@ -39,6 +61,7 @@ struct own_target {
 	unsigned int kinds;		/* RN_EV_BIT()s it can cause */
 	unsigned int active;		/* changes begun, not yet ended */
 	unsigned long ended_at;		/* drains begun when the last ended */
+	struct own_stamp stamp;		/* an object's, after its last change */
 };
 
 struct own_expect {
@@ -50,12 +73,20 @@ struct own_expect {
 /* A name longer than NAME_MAX or with '/' is ignored: no host event has it. */
 void own_expect_begin(struct own_expect *x, const struct rn_id *id,
 		      const char *name, unsigned int kinds);
+/* after: the object's stamp once the change ended, or NULL (unknown). */
 void own_expect_end(struct own_expect *x, const struct rn_id *id,
-		    const char *name, unsigned int kinds);
+		    const char *name, unsigned int kinds,
+		    const struct own_stamp *after);
 
-/* Is a host event of kind on (id, name) the server's own? Not consumed. */
+/*
+ * Is a host event of kind on (id, name) the server's own? now: the
+ * object's stamp when the event was read, or NULL. Not consumed.
+ */
 bool own_expect_match(const struct own_expect *x, const struct rn_id *id,
-		      const char *name, enum rn_event_kind kind);
+		      const char *name, enum rn_event_kind kind,
+		      const struct own_stamp *now);
+
+void own_stamp_of(struct own_stamp *s, const struct stat *st);
 
 /* The reader begins to drain the queue. */
 void own_expect_drain_begin(struct own_expect *x);

@@ -145,8 +145,9 @@ int watch_event_dir_path(struct watch *w, int which, char *buf,
 }
 
 void watch_own_change(struct watch *w, const struct rn_id *id,
-		      const char *name, unsigned int kinds, bool ended)
+		      const char *name, unsigned int kinds, bool ended,
+		      const struct stat *after)
 {
 	if (w->ino)
-		ino_watch_own_change(w->ino, id, name, kinds, ended);
+		ino_watch_own_change(w->ino, id, name, kinds, ended, after);
 }

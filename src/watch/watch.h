@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "../event.h"
 
@@ -104,6 +105,7 @@ int watch_event_dir_path(struct watch *w, int which, char *buf,
 			 size_t size);
 
 void watch_own_change(struct watch *w, const struct rn_id *id,
-		      const char *name, unsigned int kinds, bool ended);
+		      const char *name, unsigned int kinds, bool ended,
+		      const struct stat *after);
 
 #endif

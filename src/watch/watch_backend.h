@@ -26,7 +26,8 @@ void ino_watch_close(struct ino_watch *w);
 int ino_watch_fd(const struct ino_watch *w);
 int ino_watch_read(struct ino_watch *w, watch_emit_fn emit, void *arg);
 void ino_watch_own_change(struct ino_watch *w, const struct rn_id *id,
-			  const char *name, unsigned int kinds, bool ended);
+			  const char *name, unsigned int kinds, bool ended,
+			  const struct stat *after);
 
 /* Host id of an fd: (st_dev, st_ino), gen unknown. */
 int watch_fd_id(int fd, struct rn_id *id);

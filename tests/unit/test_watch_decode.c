@@ -364,53 +364,108 @@ static void test_expect(void)
 	unsigned int i;
 
 	own_expect_begin(&x, &d1, "a", RN_EV_ALL);
-	CHECK("expect: other dir not matched", !own_expect_match(&x, &d2, "a", RN_EV_MODIFY));
-	CHECK("expect: other name not matched", !own_expect_match(&x, &d1, "b", RN_EV_MODIFY));
+	CHECK("expect: other dir not matched",
+	      !own_expect_match(&x, &d2, "a", RN_EV_MODIFY, NULL));
+	CHECK("expect: other name not matched",
+	      !own_expect_match(&x, &d1, "b", RN_EV_MODIFY, NULL));
 	CHECK("expect: matched while in progress",
-	      own_expect_match(&x, &d1, "a", RN_EV_MODIFY));
+	      own_expect_match(&x, &d1, "a", RN_EV_MODIFY, NULL));
 	own_expect_drain_begin(&x);
 	own_expect_drained(&x);
 	CHECK("expect: a drain does not end a change in progress",
-	      own_expect_match(&x, &d1, "a", RN_EV_MODIFY));
+	      own_expect_match(&x, &d1, "a", RN_EV_MODIFY, NULL));
 	own_expect_drain_begin(&x);
-	own_expect_end(&x, &d1, "a", RN_EV_ALL);	/* during a drain */
+	/* It ends during a drain. */
+	own_expect_end(&x, &d1, "a", RN_EV_ALL, NULL);
 	CHECK("expect: matched again and again (not consumed)",
-	      own_expect_match(&x, &d1, "a", RN_EV_MODIFY) &&
-	      own_expect_match(&x, &d1, "a", RN_EV_MODIFY));
+	      own_expect_match(&x, &d1, "a", RN_EV_MODIFY, NULL) &&
+	      own_expect_match(&x, &d1, "a", RN_EV_MODIFY, NULL));
 	own_expect_drained(&x);
 	CHECK("expect: the drain in progress at the end does not close it",
-	      own_expect_match(&x, &d1, "a", RN_EV_MODIFY));
+	      own_expect_match(&x, &d1, "a", RN_EV_MODIFY, NULL));
 	own_expect_drain_begin(&x);
 	own_expect_drained(&x);
 	CHECK("expect: forgotten after a drain begun after the end",
-	      !own_expect_match(&x, &d1, "a", RN_EV_MODIFY));
+	      !own_expect_match(&x, &d1, "a", RN_EV_MODIFY, NULL));
 	own_expect_begin(&x, &d1, "a", RN_EV_ALL);
-	own_expect_end(&x, &d1, "a", RN_EV_ALL);	/* while the reader is idle */
+	/* It ends while the reader is idle. */
+	own_expect_end(&x, &d1, "a", RN_EV_ALL, NULL);
 	own_expect_drain_begin(&x);
 	CHECK("expect: open during the next drain",
-	      own_expect_match(&x, &d1, "a", RN_EV_MODIFY));
+	      own_expect_match(&x, &d1, "a", RN_EV_MODIFY, NULL));
 	own_expect_drained(&x);
 	CHECK("expect: closed once that drain completes",
-	      !own_expect_match(&x, &d1, "a", RN_EV_MODIFY));
+	      !own_expect_match(&x, &d1, "a", RN_EV_MODIFY, NULL));
 	own_expect_begin(&x, &d1, "a/b", RN_EV_ALL);
-	CHECK("expect: bad name ignored", !own_expect_match(&x, &d1, "a/b", RN_EV_MODIFY));
+	CHECK("expect: bad name ignored",
+	      !own_expect_match(&x, &d1, "a/b", RN_EV_MODIFY, NULL));
 	own_expect_begin(&x, &d2, "", RN_EV_ALL);
-	CHECK("expect: object target matched", own_expect_match(&x, &d2, "", RN_EV_MODIFY));
-	own_expect_end(&x, &d2, "", RN_EV_ALL);
+	CHECK("expect: object target matched",
+	      own_expect_match(&x, &d2, "", RN_EV_MODIFY, NULL));
+	own_expect_end(&x, &d2, "", RN_EV_ALL, NULL);
 	own_expect_begin(&x, &d1, "old", RN_EV_ALL);
 	for (i = 0; i < OWN_EXPECT_MAX; i++) {
 		struct rn_id d = { .dev = 2, .ino = i };
 
 		own_expect_begin(&x, &d, "n", RN_EV_ALL);
-		own_expect_end(&x, &d, "n", RN_EV_ALL);
+		own_expect_end(&x, &d, "n", RN_EV_ALL, NULL);
 	}
 	CHECK("expect: a change in progress is never evicted",
-	      own_expect_match(&x, &d1, "old", RN_EV_MODIFY));
+	      own_expect_match(&x, &d1, "old", RN_EV_MODIFY, NULL));
 	own_expect_begin(&x, &d2, "c", RN_EV_BIT(RN_EV_CLOSE_WRITE));
 	CHECK("expect: a close hides its CLOSE_WRITE",
-	      own_expect_match(&x, &d2, "c", RN_EV_CLOSE_WRITE));
+	      own_expect_match(&x, &d2, "c", RN_EV_CLOSE_WRITE, NULL));
 	CHECK("expect: a close does not hide a MODIFY",
-	      !own_expect_match(&x, &d2, "c", RN_EV_MODIFY));
+	      !own_expect_match(&x, &d2, "c", RN_EV_MODIFY, NULL));
+}
+
+static struct own_stamp stamp(long sec, long nsec, off_t size)
+{
+	struct own_stamp s = { .set = true, .size = size };
+
+	s.ctime.tv_sec = sec;
+	s.ctime.tv_nsec = nsec;
+	return s;
+}
+
+/* A remote change right after an own one moves the object's stamp. */
+static void test_expect_stamp(void)
+{
+	static struct own_expect x;
+	struct rn_id f = { .dev = 1, .ino = 20 }, d = { .dev = 1, .ino = 21 };
+	struct own_stamp left = stamp(5, 100, 3), moved = stamp(5, 200, 3);
+	struct own_stamp grew = stamp(5, 100, 4), later = stamp(6, 0, 9);
+
+	own_expect_begin(&x, &f, "", RN_EV_ALL);
+	CHECK("stamp: in progress, own whatever the stamp",
+	      own_expect_match(&x, &f, "", RN_EV_MODIFY, &moved));
+	own_expect_end(&x, &f, "", RN_EV_ALL, &left);
+	CHECK("stamp: the stamp it left is own",
+	      own_expect_match(&x, &f, "", RN_EV_MODIFY, &left));
+	CHECK("stamp: a newer ctime is not own",
+	      !own_expect_match(&x, &f, "", RN_EV_MODIFY, &moved));
+	CHECK("stamp: another size is not own",
+	      !own_expect_match(&x, &f, "", RN_EV_MODIFY, &grew));
+	CHECK("stamp: unknown now is own",
+	      own_expect_match(&x, &f, "", RN_EV_MODIFY, NULL));
+	own_expect_begin(&x, &f, "", RN_EV_BIT(RN_EV_CLOSE_WRITE));
+	own_expect_end(&x, &f, "", RN_EV_BIT(RN_EV_CLOSE_WRITE), NULL);
+	CHECK("stamp: a close keeps the write's stamp",
+	      !own_expect_match(&x, &f, "", RN_EV_CLOSE_WRITE, &moved) &&
+	      own_expect_match(&x, &f, "", RN_EV_CLOSE_WRITE, &left));
+	own_expect_begin(&x, &f, "", RN_EV_BIT(RN_EV_ATTRIB));
+	own_expect_end(&x, &f, "", RN_EV_BIT(RN_EV_ATTRIB), &later);
+	CHECK("stamp: a later own change moves every target's stamp",
+	      own_expect_match(&x, &f, "", RN_EV_MODIFY, &later) &&
+	      own_expect_match(&x, &f, "", RN_EV_CLOSE_WRITE, &later));
+	own_expect_begin(&x, &d, "n", RN_EV_ALL);
+	own_expect_end(&x, &d, "n", RN_EV_ALL, &left);
+	CHECK("stamp: a name's target keeps no stamp",
+	      own_expect_match(&x, &d, "n", RN_EV_MODIFY, &moved));
+	own_expect_drain_begin(&x);
+	own_expect_drained(&x);
+	CHECK("stamp: the window still closes at a drain",
+	      !own_expect_match(&x, &f, "", RN_EV_MODIFY, &later));
 }
 
 static void test_cache(void)
@@ -447,6 +502,7 @@ int main(void)
 	test_fan_skip();
 	test_ino();
 	test_expect();
+	test_expect_stamp();
 	test_cache();
 	return check_exit();
 }

@@ -300,9 +300,9 @@ static void own_step(struct watch *w, const struct step *s)
 	struct rn_id exp;
 
 	id_of("exp", &exp);
-	watch_own_change(w, &exp, "own", RN_EV_ALL, false);
+	watch_own_change(w, &exp, "own", RN_EV_ALL, false, NULL);
 	s->act();
-	watch_own_change(w, &exp, "own", RN_EV_ALL, true);
+	watch_own_change(w, &exp, "own", RN_EV_ALL, true, NULL);
 }
 
 static void run_steps(const char *be, struct watch *w)
