@@ -128,8 +128,9 @@ void fs_set_gate(struct fs *fs, fs_gate_fn fn, void *arg);
  * (dir, name) for a change to a name or (object, "") for one to an
  * object, and the kinds of event it can cause (RN_EV_BIT()s), so that a
  * watcher which cannot filter by pid (inotify) can skip the host events it
- * causes. after: once a change to an object ended, the object's fstat(),
- * so that a later outside change can be told from it; else NULL.
+ * causes. after: once a change ended, the stat of the object (or of the
+ * object now at the name), so that a later outside change can be told
+ * from it; else NULL.
  * Optional.
  */
 typedef void (*fs_change_fn)(void *arg, const struct rn_id *id,

@@ -10,7 +10,9 @@
  * waits for calls in progress, after which the old gate is never called.
  * The callees must not block on anything a request handler holds.
  */
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fs_internal.h"
 
@@ -36,7 +38,8 @@ static void change_note(struct fs *fs, const struct fs_change *c,
 		return;
 	pthread_rwlock_rdlock(&fs->hooks_lock);
 	/* Only a hook (inotify's) pays for the stat. */
-	if (fs->change && ended && c->fd >= 0 && !fstat(c->fd, &st))
+	if (fs->change && ended && c->fd >= 0 &&
+	    !fstatat(c->fd, c->name, &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
 		after = &st;
 	if (fs->change)
 		fs->change(fs->change_arg, &c->id, c->name, c->kinds, ended,
@@ -50,7 +53,7 @@ void fs_change_begin(struct fs *fs, struct fs_change *c,
 	c->id = in->id;
 	c->name = name;
 	c->kinds = RN_EV_ALL;
-	c->fd = name[0] ? -1 : in->fd;
+	c->fd = in->fd;
 	change_note(fs, c, false);
 }
 

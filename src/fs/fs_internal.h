@@ -54,15 +54,15 @@ void fs_gate_ask(struct fs *fs, fuse_req_t req, struct fs_gate_query *q,
 		 struct fs_gate_answer *a);
 /* A change the passthrough makes, for the change hook (fs_set_change_hook). */
 /*
- * One change in progress. A change to an object keeps its fd (O_PATH), to
- * tell the hook what the change left: the caller holds the inode from
- * fs_change_begin() to fs_change_end().
+ * One change in progress. It keeps the fd (O_PATH) of the object, or of
+ * the directory for a name, to tell the hook what the change left: the
+ * caller holds that inode from fs_change_begin() to fs_change_end().
  */
 struct fs_change {
 	struct rn_id id;
 	const char *name;
 	unsigned int kinds;	/* RN_EV_ALL unless narrower */
-	int fd;			/* the object's, or -1 */
+	int fd;			/* the object's or directory's, or -1 */
 };
 
 void fs_change_begin(struct fs *fs, struct fs_change *c,

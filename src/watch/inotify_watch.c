@@ -114,7 +114,7 @@ static bool ino_own_obj(struct ino_watch *w, const struct rn_id *dir,
 	bool own;
 
 	pthread_mutex_lock(&w->expect_lock);
-	own = own_expect_match(&w->expect, dir, name, kind, NULL) ||
+	own = own_expect_match(&w->expect, dir, name, kind, now) ||
 	      (obj && rn_id_known(obj) &&
 	       own_expect_match(&w->expect, obj, "", kind, now));
 	pthread_mutex_unlock(&w->expect_lock);

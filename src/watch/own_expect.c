@@ -33,16 +33,23 @@ static bool stamp_moved(const struct own_stamp *was,
 	       was->size != now->size;
 }
 
+/* Events a stamp can tell apart: names are never compared. */
+#define STAMP_KINDS (RN_EV_BIT(RN_EV_MODIFY) | RN_EV_BIT(RN_EV_ATTRIB) | \
+		     RN_EV_BIT(RN_EV_CLOSE_WRITE))
+
 /*
- * Is an event that t matches the server's own? Yes while a change to t is
- * in progress; after it, only if the object kept the stamp it left.
+ * Is an event of kind that t matches the server's own? Yes while a change
+ * to t is in progress; after it, only if the object kept the stamp it
+ * left.
  */
 static bool target_own(const struct own_expect *x, const struct own_target *t,
-		       const struct own_stamp *now)
+		       enum rn_event_kind kind, const struct own_stamp *now)
 {
 	if (!target_open(x, t))
 		return false;
-	return t->active || !stamp_moved(&t->stamp, now);
+	if (t->active || !(RN_EV_BIT(kind) & STAMP_KINDS))
+		return true;
+	return !stamp_moved(&t->stamp, now);
 }
 
 /* Every target of the object (id, "") gets its last known stamp. */
@@ -131,7 +138,9 @@ void own_expect_end(struct own_expect *x, const struct rn_id *id,
 		return;
 	t->active--;
 	t->ended_at = x->begun;
-	if (after && after->set && !name[0])
+	if (after && after->set && name[0])
+		t->stamp = *after;
+	else if (after && after->set)
 		stamp_spread(x, id, after);
 }
 
@@ -142,7 +151,7 @@ bool own_expect_match(const struct own_expect *x, const struct rn_id *id,
 	for (unsigned int i = 0; i < OWN_EXPECT_MAX; i++)
 		if (target_is(&x->t[i], id, name) &&
 		    (x->t[i].kinds & RN_EV_BIT(kind)) &&
-		    target_own(x, &x->t[i], now))
+		    target_own(x, &x->t[i], kind, now))
 			return true;
 	return false;
 }

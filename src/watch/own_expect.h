@@ -15,21 +15,25 @@
  * file the server wrote causes only CLOSE_WRITE, and must not hide a
  * MODIFY that an outside writer makes at that moment.
  *
- * An object's target also keeps its stamp (ctime and size) as the
- * server's last change left it. Once no change of the server's is in
- * progress, an event on that object is the server's own only if the
- * object still has that stamp: a remote write right after a local one
- * moves ctime (kernels with multigrain timestamps, 6.13 on, give a
- * change after a stat a new ctime) and is reported.
+ * A target also keeps a stamp (ctime and size) of what the server's last
+ * change to it left: the object's, or the object's at the name. Once no
+ * change to the target is in progress, a MODIFY, ATTRIB or CLOSE_WRITE
+ * there is the server's own only if the object still has that stamp. An
+ * outside write right after a local one, or to a file just created
+ * through the mount, moves ctime (kernels with multigrain timestamps,
+ * 6.13 on, give a change after a stat a new ctime) and is reported.
  *
  * Limitations: an outside change of the same kind to the same target
- * inside that window is taken for the server's own when no stamp tells
- * them apart: a change to a name, a kernel with coarse timestamps that
- * puts both in one tick at one size, an outside change between two of
- * the server's own to one object, or a CLOSE_WRITE (a close leaves the
- * stamp as it was). A change of the server's to a name that moves an
- * object's ctime (a link) can make an earlier own event on it look
- * remote: a duplicate, never a loss.
+ * inside that window is still taken for the server's own when no stamp
+ * tells them apart: a CREATE, DELETE or MOVE of the same name (never
+ * compared, so that they are never reported twice); a kernel with coarse
+ * timestamps that puts both in one tick at one size; an outside change
+ * between two of the server's own to one object; an outside close of a
+ * file that the server closes at about the same time, or of one opened
+ * for writing but not written. A change of the server's
+ * that moves an object's ctime but is not a change to that object's
+ * target (a rename of it) can make an earlier own MODIFY, ATTRIB or
+ * CLOSE_WRITE on it look remote: a duplicate, never a loss.
  *
  * Bounded: OWN_EXPECT_MAX targets; when full, the oldest finished one is
  * reused (at worst an own event is then reported as remote: a duplicate).
@@ -61,7 +65,7 @@ struct own_target {
 	unsigned int kinds;		/* RN_EV_BIT()s it can cause */
 	unsigned int active;		/* changes begun, not yet ended */
 	unsigned long ended_at;		/* drains begun when the last ended */
-	struct own_stamp stamp;		/* an object's, after its last change */
+	struct own_stamp stamp;		/* after the last change ended */
 };
 
 struct own_expect {
@@ -73,14 +77,18 @@ struct own_expect {
 /* A name longer than NAME_MAX or with '/' is ignored: no host event has it. */
 void own_expect_begin(struct own_expect *x, const struct rn_id *id,
 		      const char *name, unsigned int kinds);
-/* after: the object's stamp once the change ended, or NULL (unknown). */
+/*
+ * after: the stamp of the object (or of the object at the name) once the
+ * change ended, or NULL (unknown).
+ */
 void own_expect_end(struct own_expect *x, const struct rn_id *id,
 		    const char *name, unsigned int kinds,
 		    const struct own_stamp *after);
 
 /*
- * Is a host event of kind on (id, name) the server's own? now: the
- * object's stamp when the event was read, or NULL. Not consumed.
+ * Is a host event of kind on (id, name) the server's own? now: the stamp
+ * of the object it is about when the event was read, or NULL. Not
+ * consumed.
  */
 bool own_expect_match(const struct own_expect *x, const struct rn_id *id,
 		      const char *name, enum rn_event_kind kind,

@@ -460,8 +460,15 @@ static void test_expect_stamp(void)
 	      own_expect_match(&x, &f, "", RN_EV_CLOSE_WRITE, &later));
 	own_expect_begin(&x, &d, "n", RN_EV_ALL);
 	own_expect_end(&x, &d, "n", RN_EV_ALL, &left);
-	CHECK("stamp: a name's target keeps no stamp",
-	      own_expect_match(&x, &d, "n", RN_EV_MODIFY, &moved));
+	CHECK("stamp: a name's object with the stamp it left is own",
+	      own_expect_match(&x, &d, "n", RN_EV_MODIFY, &left));
+	CHECK("stamp: a write to a name's object since is not own",
+	      !own_expect_match(&x, &d, "n", RN_EV_MODIFY, &moved) &&
+	      !own_expect_match(&x, &d, "n", RN_EV_CLOSE_WRITE, &moved));
+	CHECK("stamp: a CREATE, DELETE or MOVE is never compared",
+	      own_expect_match(&x, &d, "n", RN_EV_CREATE, &moved) &&
+	      own_expect_match(&x, &d, "n", RN_EV_DELETE, &moved) &&
+	      own_expect_match(&x, &d, "n", RN_EV_MOVE, &moved));
 	own_expect_drain_begin(&x);
 	own_expect_drained(&x);
 	CHECK("stamp: the window still closes at a drain",
