@@ -49,6 +49,7 @@ struct replay *replay_new(struct fs *fs, struct event_queue *q,
 	r->gid = getgid();
 	atomic_init(&r->tid, -1);
 	pthread_mutex_init(&r->lock, NULL);
+	pthread_mutex_init(&r->refresh_lock, NULL);
 	fs_set_gate(fs, replay_gate, r);
 	return r;
 }
@@ -226,6 +227,7 @@ void replay_stop(struct replay *r, struct replay_stats *st)
 		*st = r->stats;
 	fs_set_gate(r->fs, NULL, NULL);
 	pthread_mutex_destroy(&r->lock);
+	pthread_mutex_destroy(&r->refresh_lock);
 	free(r->mountpoint);
 	free(r);
 }

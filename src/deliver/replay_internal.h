@@ -77,6 +77,14 @@ struct replay {
 	int nwriters;
 	uint64_t last_modified;		/* node of the last replay if a MODIFY */
 	struct replay_stale stale;	/* dirs the replay just done changed */
+	/*
+	 * Held by a refresh of stale dirs, which runs after its turn and
+	 * holds them open, and by the replay of a directory's removal:
+	 * removed while another holds it, a directory tells its watchers
+	 * DELETE_SELF only once that one lets go, after the parent's
+	 * DELETE instead of before it.
+	 */
+	pthread_mutex_t refresh_lock;
 	struct replay_stats stats;	/* replayer only until the pump stops */
 	atomic_bool abandon;		/* replay_abandon() was called */
 	atomic_ulong read_at_stop;	/* read after it: dropped at once */
@@ -97,7 +105,10 @@ void replay_writer_close_all(struct replay *r);
 /* replay_stale.c */
 void replay_stale_add(struct replay_stale *s, const struct replay_node *dir);
 void replay_stale_move(struct replay_stale *to, struct replay_stale *from);
-/* Stats each node of s through the mount (the working directory). */
+/*
+ * Stats each node of s through the mount (the working directory), under
+ * r->refresh_lock.
+ */
 void replay_stale_refresh(struct replay *r, struct replay_stale *s);
 
 /* replay_target.c: naming objects on the mount */

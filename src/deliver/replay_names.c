@@ -187,7 +187,11 @@ static int delete_in(struct replay *r, const struct replay_node *dir,
 	strcpy(e.name, name);
 	replay_fake_stat(r, ev, ev->isdir, &e.st);
 	replay_expect_set(r, &e);
+	if (ev->isdir)
+		pthread_mutex_lock(&r->refresh_lock);
 	ret = unlinkat(dfd, name, ev->isdir ? AT_REMOVEDIR : 0) ? -errno : 1;
+	if (ev->isdir)
+		pthread_mutex_unlock(&r->refresh_lock);
 	replay_expect_clear(r);
 	close(dfd);
 	if (ret < 0)
@@ -244,7 +248,12 @@ static int rename_between(struct replay *r, const struct replay_node *from,
 	strcpy(e.newname, ev->name2);
 	replay_object_stat(r, to->id, ev, ev->name2, &e.st);
 	replay_expect_set(r, &e);
+	/* It may replace a directory (refresh_lock). */
+	if (ev->isdir)
+		pthread_mutex_lock(&r->refresh_lock);
 	ret = renameat(sfd, ev->name, dfd, ev->name2) ? -errno : 1;
+	if (ev->isdir)
+		pthread_mutex_unlock(&r->refresh_lock);
 	replay_expect_clear(r);
 	close(sfd);
 	close(dfd);

@@ -60,6 +60,7 @@ void replay_stale_refresh(struct replay *r, struct replay_stale *s)
 	struct stat st;
 	int i, fd;
 
+	pthread_mutex_lock(&r->refresh_lock);
 	for (i = 0; i < s->n; i++) {
 		/* Gone since: nothing to refresh. */
 		fd = replay_node_open(r, &s->nodes[i], O_PATH | O_DIRECTORY);
@@ -69,5 +70,6 @@ void replay_stale_refresh(struct replay *r, struct replay_stale *s)
 		fstat(fd, &st);
 		close(fd);
 	}
+	pthread_mutex_unlock(&r->refresh_lock);
 	s->n = 0;
 }
