@@ -61,13 +61,16 @@ static void stamp_spread(struct own_expect *x, const struct rn_id *id,
 			x->t[i].stamp = *s;
 }
 
-static const struct own_stamp *stamp_known(const struct own_expect *x,
-					   const struct rn_id *id)
+/* The object's last known stamp, unset if none. */
+static struct own_stamp stamp_known(const struct own_expect *x,
+				    const struct rn_id *id)
 {
+	struct own_stamp none = { 0 };
+
 	for (unsigned int i = 0; i < OWN_EXPECT_MAX; i++)
 		if (target_is(&x->t[i], id, "") && x->t[i].stamp.set)
-			return &x->t[i].stamp;
-	return NULL;
+			return x->t[i].stamp;
+	return none;
 }
 
 static struct own_target *target_find(struct own_expect *x,
@@ -112,8 +115,9 @@ void own_expect_begin(struct own_expect *x, const struct rn_id *id,
 		return;
 	t = target_find(x, id, name, kinds);
 	if (!t) {
-		const struct own_stamp *s = name[0] ? NULL :
-					    stamp_known(x, id);
+		/* Read before a slot is picked: it may be the one reused. */
+		struct own_stamp s = name[0] ? (struct own_stamp){ 0 } :
+					       stamp_known(x, id);
 
 		t = target_slot(x);
 		memset(t, 0, sizeof(*t));
@@ -121,8 +125,8 @@ void own_expect_begin(struct own_expect *x, const struct rn_id *id,
 		t->id = *id;
 		strcpy(t->name, name);
 		t->kinds = kinds;
-		if (s)
-			t->stamp = *s;
+		if (!name[0])
+			t->stamp = s;
 	}
 	t->active++;
 }

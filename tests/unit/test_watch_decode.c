@@ -475,6 +475,28 @@ static void test_expect_stamp(void)
 	      !own_expect_match(&x, &f, "", RN_EV_MODIFY, &later));
 }
 
+/* A full table reuses the slot that held the stamp: it is kept. */
+static void test_expect_stamp_full(void)
+{
+	static struct own_expect x;
+	struct rn_id f = { .dev = 1, .ino = 30 };
+	struct own_stamp left = stamp(7, 1, 1), moved = stamp(7, 2, 1);
+	unsigned int i;
+
+	own_expect_begin(&x, &f, "", RN_EV_ALL);
+	own_expect_end(&x, &f, "", RN_EV_ALL, &left);
+	for (i = 1; i < OWN_EXPECT_MAX; i++) {
+		struct rn_id busy = { .dev = 3, .ino = i };
+
+		own_expect_begin(&x, &busy, "", RN_EV_ALL);
+	}
+	own_expect_begin(&x, &f, "", RN_EV_BIT(RN_EV_CLOSE_WRITE));
+	own_expect_end(&x, &f, "", RN_EV_BIT(RN_EV_CLOSE_WRITE), NULL);
+	CHECK("stamp: kept when its slot is the one reused",
+	      !own_expect_match(&x, &f, "", RN_EV_CLOSE_WRITE, &moved) &&
+	      own_expect_match(&x, &f, "", RN_EV_CLOSE_WRITE, &left));
+}
+
 static void test_cache(void)
 {
 	struct handle_cache *c = handle_cache_new(16);
@@ -510,6 +532,7 @@ int main(void)
 	test_ino();
 	test_expect();
 	test_expect_stamp();
+	test_expect_stamp_full();
 	test_cache();
 	return check_exit();
 }
