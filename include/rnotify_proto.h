@@ -189,6 +189,13 @@
 	 FUSE_FSNOTIFY_ATTRIB | FUSE_FSNOTIFY_CLOSE_WRITE |		\
 	 FUSE_FSNOTIFY_CLOSE_NOWRITE | FUSE_FSNOTIFY_OPEN)
 
+/*
+ * Directory entry events that make a new child: they may carry its entry
+ * (kernel patch 18).
+ */
+#define FUSE_FSNOTIFY_NEW_ENTRY_EVENTS					\
+	(FUSE_FSNOTIFY_CREATE | FUSE_FSNOTIFY_MOVED_TO)
+
 /* Bits the kernel may put in a FUSE_FSNOTIFY mask. */
 #define FUSE_FSNOTIFY_WATCH_EVENTS					\
 	(FUSE_FSNOTIFY_OBJECT_EVENTS | FUSE_FSNOTIFY_DIRENT_EVENTS |	\

@@ -50,17 +50,14 @@ static int proto_overflow_check(const struct proto_event *ev)
 	return 0;
 }
 
-/* Directory entry events that make a new child, which may come with them */
-#define NEW_ENTRY_EVENTS (FUSE_FSNOTIFY_CREATE | FUSE_FSNOTIFY_MOVED_TO)
-
 /*
  * The frame form: a name with an object event or a new entry's event may
  * carry the child's entry; the frame's length says whether it does.
  */
 static bool proto_may_have_entry(uint32_t mask, uint32_t namelen)
 {
-	return namelen &&
-	       (mask & (FUSE_FSNOTIFY_OBJECT_EVENTS | NEW_ENTRY_EVENTS));
+	return namelen && (mask & (FUSE_FSNOTIFY_OBJECT_EVENTS |
+				   FUSE_FSNOTIFY_NEW_ENTRY_EVENTS));
 }
 
 /* The events a frame may carry: on the object, in a directory, on a child. */
@@ -69,7 +66,7 @@ static uint32_t proto_allowed(const struct proto_event *ev)
 	if (!ev->namelen)
 		return FUSE_FSNOTIFY_OBJECT_EVENTS;
 	if (ev->mask & FUSE_FSNOTIFY_DIRENT_EVENTS)
-		return ev->has_entry ? NEW_ENTRY_EVENTS :
+		return ev->has_entry ? FUSE_FSNOTIFY_NEW_ENTRY_EVENTS :
 				       FUSE_FSNOTIFY_DIRENT_EVENTS;
 	return ev->has_entry ? FUSE_FSNOTIFY_OBJECT_EVENTS :
 			       FUSE_FSNOTIFY_CHILD_EVENTS;
@@ -81,7 +78,7 @@ static bool proto_flags_ok(const struct proto_event *ev, uint32_t events)
 	if (ev->flags & ~FUSE_FSNOTIFY_NO_CHILD)
 		return false;
 	return !ev->flags || (!ev->has_entry && ev->namelen &&
-			      !(events & ~NEW_ENTRY_EVENTS));
+			      !(events & ~FUSE_FSNOTIFY_NEW_ENTRY_EVENTS));
 }
 
 static bool proto_valid_type(uint32_t mode)
