@@ -130,8 +130,7 @@ void fs_set_gate(struct fs *fs, fs_gate_fn fn, void *arg);
  * watcher which cannot filter by pid (inotify) can skip the host events it
  * causes. after: once a change ended, the stat of the object (or of the
  * object now at the name), so that a later outside change can be told
- * from it; else NULL.
- * Optional.
+ * from it; else NULL. Optional.
  */
 typedef void (*fs_change_fn)(void *arg, const struct rn_id *id,
 			     const char *name, unsigned int kinds,

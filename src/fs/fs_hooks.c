@@ -37,13 +37,15 @@ static void change_note(struct fs *fs, const struct fs_change *c,
 	if (!rn_id_known(&c->id))
 		return;
 	pthread_rwlock_rdlock(&fs->hooks_lock);
-	/* Only a hook (inotify's) pays for the stat. */
-	if (fs->change && ended && c->fd >= 0 &&
-	    !fstatat(c->fd, c->name, &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
-		after = &st;
-	if (fs->change)
+	if (fs->change) {
+		/* Only a hook (inotify's) pays for the stat. */
+		if (ended && c->fd >= 0 &&
+		    !fstatat(c->fd, c->name, &st,
+			     AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
+			after = &st;
 		fs->change(fs->change_arg, &c->id, c->name, c->kinds, ended,
 			   after);
+	}
 	pthread_rwlock_unlock(&fs->hooks_lock);
 }
 

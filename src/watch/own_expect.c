@@ -125,8 +125,7 @@ void own_expect_begin(struct own_expect *x, const struct rn_id *id,
 		t->id = *id;
 		strcpy(t->name, name);
 		t->kinds = kinds;
-		if (!name[0])
-			t->stamp = s;
+		t->stamp = s;
 	}
 	t->active++;
 }
@@ -142,9 +141,11 @@ void own_expect_end(struct own_expect *x, const struct rn_id *id,
 		return;
 	t->active--;
 	t->ended_at = x->begun;
-	if (after && after->set && name[0])
+	if (!after || !after->set)
+		return;
+	if (name[0])
 		t->stamp = *after;
-	else if (after && after->set)
+	else
 		stamp_spread(x, id, after);
 }
 
