@@ -34,7 +34,10 @@
  *     - namelen == 0: an event on the object nodeid itself (MODIFY, ATTRIB,
  *       CLOSE_WRITE, DELETE_SELF, MOVE_SELF, ...); the kernel also reports
  *       it to watchers of the object's parent, with the name, as it does
- *       for a local event.
+ *       for a local event.  With FUSE_FSNOTIFY_NO_PARENT in flags (kernel
+ *       patch 20) it goes to the object's own watchers only, as a local
+ *       change of the link count does (a link made or removed, a file
+ *       renamed over); the flag with a name is EINVAL.
  *     - namelen > 0: a directory-entry event (CREATE, DELETE, MOVED_FROM,
  *       MOVED_TO, optionally with ISDIR) in directory nodeid.
  *     - namelen > 0 with an object event (MODIFY, ATTRIB, CLOSE_WRITE,
@@ -223,6 +226,8 @@ struct fuse_notify_fsnotify_out {
 
 /* The new child of a CREATE or MOVED_TO by name is gone: no entry */
 #define FUSE_FSNOTIFY_NO_CHILD		(1 << 0)
+/* An event on the object for its own watchers only: a link count change */
+#define FUSE_FSNOTIFY_NO_PARENT		(1 << 1)
 
 /* The new place of a FUSE_FSNOTIFY_RENAME, after the old name. */
 struct fuse_fsnotify_rename_out {

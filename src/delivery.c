@@ -137,9 +137,6 @@ static int protocol_backend(struct delivery *d, const struct cli *cli,
 		.mountpoint = cli->mountpoint,
 	};
 
-	d->send = proto_send_new(&pc);
-	if (!d->send)
-		return -1;
 	/*
 	 * proto_events.c names a created or deleted object by its directory
 	 * and name (a new one is pushed, if at all, by the gen of its handle:
@@ -147,8 +144,12 @@ static int protocol_backend(struct delivery *d, const struct cli *cli,
 	 * node the kernel holds: one it does not hold needs no id, and is
 	 * pushed by that gen too.
 	 */
-	watch_objects(d->watch, RN_EV_BIT(RN_EV_CREATE) |
-		      RN_EV_BIT(RN_EV_DELETE), held_object, fs);
+	pc.link_counts = watch_objects(d->watch, RN_EV_BIT(RN_EV_CREATE) |
+				       RN_EV_BIT(RN_EV_DELETE), held_object,
+				       fs);
+	d->send = proto_send_new(&pc);
+	if (!d->send)
+		return -1;
 	*sink = (struct event_sink){
 		.event = proto_send_event,
 		.drained = proto_send_drained,

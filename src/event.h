@@ -76,7 +76,10 @@ enum rn_event_kind {
  *   MOVE:                dir, name (from), dir2, name2 (to), isdir, obj
  *   MODIFY, ATTRIB,
  *   CLOSE_WRITE:         obj; dir and name when the host reported them
- *                        (an event on the export root has no dir)
+ *                        (an event on the export root has no dir); an
+ *                        ATTRIB with link_count set has none: a file's
+ *                        link count changed, which the host reports to
+ *                        the file's own watchers only (watch_objects())
  *   OVERFLOW:            nothing
  * Unused ids are zero, unused names empty.
  */
@@ -84,6 +87,7 @@ struct rn_event {
 	enum rn_event_kind kind;
 	bool isdir;
 	bool moved;
+	bool link_count;
 	struct rn_id obj;
 	struct rn_id dir;
 	struct rn_id dir2;

@@ -72,13 +72,19 @@ static uint32_t proto_allowed(const struct proto_event *ev)
 			       FUSE_FSNOTIFY_CHILD_EVENTS;
 }
 
-/* "No child" is for a new entry's event by name alone. */
+/*
+ * "No child" is for a new entry's event by name alone, "no parent" for an
+ * event on the object itself.
+ */
 static bool proto_flags_ok(const struct proto_event *ev, uint32_t events)
 {
-	if (ev->flags & ~FUSE_FSNOTIFY_NO_CHILD)
+	if (ev->flags & ~(FUSE_FSNOTIFY_NO_CHILD | FUSE_FSNOTIFY_NO_PARENT))
 		return false;
-	return !ev->flags || (!ev->has_entry && ev->namelen &&
-			      !(events & ~FUSE_FSNOTIFY_NEW_ENTRY_EVENTS));
+	if ((ev->flags & FUSE_FSNOTIFY_NO_PARENT) && ev->namelen)
+		return false;
+	return !(ev->flags & FUSE_FSNOTIFY_NO_CHILD) ||
+	       (!ev->has_entry && ev->namelen &&
+		!(events & ~FUSE_FSNOTIFY_NEW_ENTRY_EVENTS));
 }
 
 static bool proto_valid_type(uint32_t mode)

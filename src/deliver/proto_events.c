@@ -56,6 +56,23 @@ int proto_notify(struct proto_send *s, const struct proto_node *n,
 	return proto_send_frame(s, &ev);
 }
 
+/*
+ * A name of n removed or replaced changed its link count: ATTRIB to its own
+ * watchers only (kernel patch 20), as fsnotify_link_count() reports it.
+ */
+int proto_notify_link_count(struct proto_send *s, const struct proto_node *n,
+			    bool isdir)
+{
+	struct proto_event ev = {
+		.nodeid = n->id,
+		.generation = n->gen,
+		.mask = FUSE_FSNOTIFY_ATTRIB | (isdir ? FUSE_FSNOTIFY_ISDIR : 0),
+		.flags = FUSE_FSNOTIFY_NO_PARENT,
+	};
+
+	return proto_send_frame(s, &ev);
+}
+
 /* Does a filesystem mark on the mount want this kind of event? */
 bool proto_fs_wants(struct proto_send *s, uint32_t mask)
 {
@@ -186,7 +203,8 @@ static int deliver_create(struct proto_send *s, const struct rn_event *ev)
  * series reports DELETE to the directory and DELETE_SELF to the object
  * (its link count drops to 0): sending DELETE as well would double it. An
  * object with links left only loses the name (and, as a local unlink
- * reports first, its link count changed: ATTRIB). False if the kernel no longer
+ * reports first, its link count changed: ATTRIB, unless the host watcher
+ * reported that change itself). False if the kernel no longer
  * holds the name after all; if it still holds the object (a watch keeps
  * the inode, not the dentry), the object goes as removed first (kernel
  * patch 19: DELETE_SELF, and its marks go), after the ATTRIB of its lost
@@ -201,7 +219,8 @@ static bool delete_shown(struct proto_send *s, const struct proto_node *dir,
 	if (!ev->isdir && !fs_node_stat(s->cfg.fs, child, &st) &&
 	    st.st_nlink > 0 && fs_node_live(s->cfg.fs, child, &n.gen)) {
 		fs_name_forget(s->cfg.fs, dir->id, ev->name);
-		proto_notify(s, &n, FUSE_FSNOTIFY_ATTRIB, 0, NULL);
+		if (!s->cfg.link_counts)
+			proto_notify_link_count(s, &n, false);
 		proto_notify(s, dir, FUSE_FSNOTIFY_DELETE, 0, ev->name);
 		return true;
 	}
@@ -209,7 +228,7 @@ static bool delete_shown(struct proto_send *s, const struct proto_node *dir,
 		return true;
 	if (fs_node_live(s->cfg.fs, child, &n.gen)) {
 		if (!ev->isdir)
-			proto_notify(s, &n, FUSE_FSNOTIFY_ATTRIB, 0, NULL);
+			proto_notify_link_count(s, &n, false);
 		proto_notify(s, &n, FUSE_FSNOTIFY_DELETE_SELF |
 			     proto_isdir_bit(ev), 0, NULL);
 	}
@@ -399,12 +418,31 @@ static int deliver_held(struct proto_send *s, const struct rn_event *ev,
 	return proto_notify(s, obj, mask | proto_isdir_bit(ev), 0, NULL);
 }
 
+/*
+ * A held file's link count changed: a link made, or one removed or
+ * renamed over while others are left. Its last link's removal is not
+ * sent here: the removal's own notifications carry that ATTRIB, in a
+ * local removal's order (delete_shown(), send_move()).
+ */
+static int deliver_link_count(struct proto_send *s, const struct rn_event *ev)
+{
+	struct proto_node obj;
+	struct stat st;
+
+	if (!proto_node_known(s, &ev->obj, &obj) ||
+	    fs_node_stat(s->cfg.fs, obj.id, &st) || !st.st_nlink)
+		return 0;
+	return proto_notify_link_count(s, &obj, false);
+}
+
 static int deliver_object(struct proto_send *s, const struct rn_event *ev,
 			  uint32_t mask)
 {
 	struct proto_node obj, dir;
 	int held = -1;
 
+	if (ev->link_count)
+		return deliver_link_count(s, ev);
 	if (proto_node_known(s, &ev->obj, &obj))
 		return deliver_held(s, ev, &obj, mask);
 	if (!ev->name[0] || !dir_known(s, ev, mask, &dir, &held))

@@ -66,17 +66,6 @@ static bool replaced_node(struct proto_send *s, const struct proto_node *to,
 }
 
 /*
- * As a local rename over it: ATTRIB for its lost link (before the moved
- * object's MOVE_SELF), then DELETE_SELF, which with kernel patch 19 ends
- * its watches, as the replaced dentry's last reference does.
- */
-static void send_replaced(struct proto_send *s, const struct proto_node *n,
-			  bool isdir, uint32_t mask)
-{
-	proto_notify(s, n, mask | (isdir ? FUSE_FSNOTIFY_ISDIR : 0), 0, NULL);
-}
-
-/*
  * RENAME (for FAN_RENAME and DN_RENAME watchers), MOVED_FROM and MOVED_TO
  * with one cookie, then MOVE_SELF, as vfs_rename() reports them. The
  * first three go as one notification (kernel patch 16) if a watcher
@@ -111,13 +100,20 @@ static int send_move(struct proto_send *s, const struct rn_event *ev,
 		if (ret < 0)
 			return ret;
 	}
+	/*
+	 * As a local rename over it, the replaced object gets ATTRIB for its
+	 * lost link before the moved object's MOVE_SELF, then DELETE_SELF,
+	 * which with kernel patch 19 ends its watches, as the replaced
+	 * dentry's last reference does.
+	 */
 	replaced = replaced && (!has_obj || old.id != obj.id);
 	if (replaced)
-		send_replaced(s, &old, isdir, FUSE_FSNOTIFY_ATTRIB);
+		proto_notify_link_count(s, &old, isdir);
 	if (has_obj)
 		ret = send_moved_self(s, ev, to, renamed, &obj);
 	if (replaced)
-		send_replaced(s, &old, isdir, FUSE_FSNOTIFY_DELETE_SELF);
+		proto_notify(s, &old, FUSE_FSNOTIFY_DELETE_SELF |
+			     (isdir ? FUSE_FSNOTIFY_ISDIR : 0), 0, NULL);
 	return ret;
 }
 

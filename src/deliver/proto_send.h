@@ -33,6 +33,7 @@ struct proto_send_config {
 	int fuse_fd;			/* the session's /dev/fuse fd */
 	struct watch *watch;		/* the host watcher, for paths */
 	const char *mountpoint;
+	bool link_counts;		/* the watcher reports them */
 };
 
 /*

@@ -55,6 +55,9 @@ static inline uint32_t proto_isdir_bit(const struct rn_event *ev)
 /* proto_events.c: one notification about node n (name: NULL or a child). */
 int proto_notify(struct proto_send *s, const struct proto_node *n,
 		     uint32_t mask, uint32_t cookie, const char *name);
+/* proto_events.c: ATTRIB for n's link count, to its own watchers only. */
+int proto_notify_link_count(struct proto_send *s, const struct proto_node *n,
+			    bool isdir);
 /* proto_events.c: does a filesystem mark on the mount want mask? */
 bool proto_fs_wants(struct proto_send *s, uint32_t mask);
 /*

@@ -246,6 +246,24 @@ static bool fan_place(struct fan_watch *w, const struct fan_record *rec,
 	return true;
 }
 
+/*
+ * A file's link count change (fsnotify_link_count()) is reported to its
+ * own marks only, so its record names no directory. It is kept for a
+ * consumer of held objects (fan_watch_objects()) that holds the file:
+ * one the client holds is inside the export, wherever this link was.
+ */
+static bool fan_link_count(struct fan_watch *w, const struct fan_record *rec,
+			   struct rn_event *ev)
+{
+	if (!w->scope.held || rec->dfid.present || !rec->fid.present ||
+	    !(rec->mask & FAN_ATTRIB) || (rec->mask & FAN_ONDIR))
+		return false;
+	if (!fan_scope_obj(&w->scope, &rec->fid, &ev->obj))
+		return false;
+	ev->link_count = true;
+	return true;
+}
+
 static void fan_record_emit(struct fan_watch *w, const struct fan_record *rec)
 {
 	struct rn_event ev;
@@ -263,6 +281,10 @@ static void fan_record_emit(struct fan_watch *w, const struct fan_record *rec)
 	ev.isdir = rec->mask & FAN_ONDIR;
 	if (rec->mask & FAN_RENAME) {
 		fan_rename(w, rec, &ev);
+		return;
+	}
+	if (fan_link_count(w, rec, &ev)) {
+		fan_emit(w, &ev, RN_EV_ATTRIB);
 		return;
 	}
 	if (!fan_place(w, rec, &ev))

@@ -129,11 +129,12 @@ int watch_read(struct watch *w, watch_emit_fn emit, void *arg)
 	return ino_watch_read(w->ino, emit, arg);
 }
 
-void watch_objects(struct watch *w, unsigned int skip_kinds,
+bool watch_objects(struct watch *w, unsigned int skip_kinds,
 		   watch_held_fn held, void *arg)
 {
 	if (w->fan)
 		fan_watch_objects(w->fan, skip_kinds, held, arg);
+	return w->fan != NULL;
 }
 
 int watch_event_dir_path(struct watch *w, int which, char *buf,

@@ -90,8 +90,14 @@ int watch_read(struct watch *w, watch_emit_fn emit, void *arg);
  * is opened and an object already gone has no id, which replay relies
  * on. fanotify only: inotify's own-change filter needs every id. Called
  * before the first watch_read().
+ *
+ * Such a consumer also gets a held file's link count changes (a link
+ * made or removed, the file renamed over), which the host reports to the
+ * file's own watchers only and so with no directory: ATTRIB with
+ * link_count set. True if it does (fanotify); an inotify watch of the
+ * directories never sees them.
  */
-void watch_objects(struct watch *w, unsigned int skip_kinds,
+bool watch_objects(struct watch *w, unsigned int skip_kinds,
 		   watch_held_fn held, void *arg);
 
 /*

@@ -287,11 +287,38 @@ static void test_new_entry(void)
 	ev.flags = FUSE_FSNOTIFY_NO_CHILD;
 	CHECK("no child: not with an entry", proto_event_check(&ev) == -EINVAL);
 	ev = ev_named(FUSE_FSNOTIFY_CREATE, "x");
-	ev.flags = 2;
+	ev.flags = 4;
 	CHECK("flags: unknown bit", proto_event_check(&ev) == -EINVAL);
 	ev = ev_named(FUSE_FSNOTIFY_ATTRIB, NULL);
 	ev.flags = FUSE_FSNOTIFY_NO_CHILD;
 	CHECK("no child: not on an object", proto_event_check(&ev) == -EINVAL);
+}
+
+/* A link count change (kernel patch 20) is on the object, for its own. */
+static void test_no_parent(void)
+{
+	unsigned char buf[PROTO_EVENT_FRAME_MAX];
+	struct proto_event ev = ev_named(FUSE_FSNOTIFY_ATTRIB, NULL), got;
+	int len;
+
+	ev.flags = FUSE_FSNOTIFY_NO_PARENT;
+	len = proto_encode_event(buf, sizeof(buf), &ev);
+	CHECK("no parent: ATTRIB on the object encodes, flag and all",
+	      len == 16 + 32 && !proto_decode_event(buf, len, &got) &&
+	      got.flags == FUSE_FSNOTIFY_NO_PARENT && !got.namelen);
+	ev.mask |= FUSE_FSNOTIFY_ISDIR;
+	CHECK("no parent: ATTRIB,ISDIR", !proto_event_check(&ev));
+	ev = ev_named(FUSE_FSNOTIFY_ATTRIB, "x");
+	ev.flags = FUSE_FSNOTIFY_NO_PARENT;
+	CHECK("no parent: not on a child by name",
+	      proto_event_check(&ev) == -EINVAL);
+	ev = ev_named(FUSE_FSNOTIFY_DELETE, "x");
+	ev.flags = FUSE_FSNOTIFY_NO_PARENT;
+	CHECK("no parent: not with a directory entry event",
+	      proto_event_check(&ev) == -EINVAL);
+	ev = ev_push(FUSE_FSNOTIFY_MODIFY);
+	ev.flags = FUSE_FSNOTIFY_NO_PARENT;
+	CHECK("no parent: not with an entry", proto_event_check(&ev) == -EINVAL);
 }
 
 /* An object's removal (kernel patch 19) comes alone, or with ISDIR. */
@@ -513,6 +540,7 @@ int main(void)
 	test_by_name();
 	test_push_rejects();
 	test_new_entry();
+	test_no_parent();
 	test_removed();
 	test_overflow();
 	test_watch();

@@ -422,6 +422,7 @@ int main(void)
 	CONST(FUSE_FSNOTIFY_WATCH_EVENTS);
 	CONST(FUSE_FSNOTIFY_NAME_MAX);
 	CONST(FUSE_FSNOTIFY_NO_CHILD);
+	CONST(FUSE_FSNOTIFY_NO_PARENT);
 
 	check_struct(read_header(), "fuse_fsnotify_in");
 	check_struct(read_header(), "fuse_notify_fsnotify_out");

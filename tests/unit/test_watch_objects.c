@@ -99,6 +99,28 @@ static bool has_no_id(const struct rn_event *ev)
 	return ev && !rn_id_known(&ev->obj);
 }
 
+/* The link count change of the object id in s, and its index, or -1. */
+static int link_count_of(const struct seen *s, const struct rn_id *id)
+{
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->ev[i].link_count && s->ev[i].kind == RN_EV_ATTRIB &&
+		    !s->ev[i].name[0] && !rn_id_known(&s->ev[i].dir) &&
+		    rn_id_equal(&s->ev[i].obj, id))
+			return i;
+	return -1;
+}
+
+static int link_counts(const struct seen *s)
+{
+	int i, n = 0;
+
+	for (i = 0; i < s->n; i++)
+		n += s->ev[i].link_count;
+	return n;
+}
+
 /* What held() knows: the gens of k's, t's and u's handles, k's made-up id. */
 static struct {
 	uint32_t k, t, u;
@@ -166,6 +188,12 @@ static void s_chmod_unlink(void)
 	must(unlink(scratch("exp/k")));
 }
 
+static void s_link_more(void)
+{
+	must(link(scratch("exp/t"), scratch("exp/t2")));
+	must(link(scratch("exp/u"), scratch("exp/u2")));
+}
+
 static void s_link_unlink(void)
 {
 	must(link(scratch("exp/g"), scratch("exp/h")));
@@ -215,6 +243,22 @@ static void run(struct watch *hw, struct watch *opened)
 	      has_no_id(find(&o, RN_EV_ATTRIB, "k")));
 	CHECK("objects: both watches saw the DELETE",
 	      find(&h, RN_EV_DELETE, "k") && find(&o, RN_EV_DELETE, "k"));
+	CHECK("objects: a held object's lost link is an ATTRIB of its own, with no directory",
+	      link_count_of(&h, &k_id) >= 0 && link_counts(&h) == 1);
+	CHECK("objects: by default no link count change is reported",
+	      link_counts(&o) == 0);
+
+	/* t's handle opens (held() cannot tell), u is not held. */
+	scratch_in_child(s_link_more, "objects");
+	collect(hw, &h, 3);
+	collect(opened, &o, 2);
+	CHECK("objects: a new link's link count change comes before its CREATE",
+	      link_count_of(&h, &t) >= 0 && find(&h, RN_EV_CREATE, "t2") &&
+	      link_count_of(&h, &t) < find(&h, RN_EV_CREATE, "t2") - h.ev);
+	CHECK("objects: none for an object that is not held",
+	      link_counts(&h) == 1 && find(&h, RN_EV_CREATE, "u2"));
+	CHECK("objects: by default only the CREATEs",
+	      link_counts(&o) == 0 && o.n == 2);
 
 	/* g's object lives on as h: only a skipped kind has no id. */
 	scratch_in_child(s_link_unlink, "objects");

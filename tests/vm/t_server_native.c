@@ -35,8 +35,9 @@ CHECK_MAIN_DEFS;
 #define WATCH_MASK (IN_ALL_EVENTS & ~(IN_OPEN | IN_ACCESS | IN_CLOSE_NOWRITE))
 
 /*
- * tree: entries made first ("x/" a directory, "x" a file); watch: the
- * paths watched, d first; steps: the changes, "op path [path]" each.
+ * tree: entries made first ("x/" a directory, "x" a file, "x=y" a hard
+ * link to y); watch: the paths watched, d first; steps: the changes,
+ * "op path [path]" each.
  */
 struct scenario {
 	const char *name;
@@ -65,6 +66,11 @@ static const struct scenario scenarios[] = {
 	{ "dropped: unlink", "d/ d/t", "d d/t", "drop d;rm d/t" },
 	{ "dropped: rename over", "d/ d/t d/n", "d d/t", "drop d;mv d/n d/t" },
 	{ "dropped: rmdir", "d/ d/e/", "d d/e", "drop d;rmdir d/e" },
+	/* A link count change: ATTRIB to the file's own watch alone. */
+	{ "unlink a link", "d/ d/t d/h=d/t", "d d/t", "rm d/h" },
+	{ "dropped: unlink a link", "d/ d/t d/h=d/t", "d d/t", "drop d;rm d/h" },
+	{ "link", "d/ d/t", "d d/t", "ln d/t d/h" },
+	{ "rename over a link", "d/ d/t d/h=d/t d/n", "d d/t", "mv d/n d/h" },
 };
 
 static void at(char *p, size_t size, const char *base, const char *rel)
@@ -72,22 +78,34 @@ static void at(char *p, size_t size, const char *base, const char *rel)
 	snprintf(p, size, "%s/%s", base, rel);
 }
 
+/* One entry of a tree under base: false if it could not be made. */
+static bool make_entry(const char *base, char *tok)
+{
+	char p[128], q[128], *target = strchr(tok, '=');
+	size_t len = strlen(tok);
+
+	if (target) {
+		*target++ = '\0';
+		at(p, sizeof(p), base, tok);
+		at(q, sizeof(q), base, target);
+		return !link(q, p);
+	}
+	at(p, sizeof(p), base, tok);
+	return tok[len - 1] == '/' ? !mkdir(p, 0755) : vm_put(p, "x", 0);
+}
+
 /* The entries of tree under base; false if one could not be made. */
 static bool make_tree(const char *base, const char *tree)
 {
-	char list[128], p[128], *tok, *save;
-	size_t len;
+	char list[128], *tok, *save;
 
 	snprintf(list, sizeof(list), "%s", tree);
 	if (mkdir(base, 0755))
 		return false;
 	for (tok = strtok_r(list, " ", &save); tok;
-	     tok = strtok_r(NULL, " ", &save)) {
-		len = strlen(tok);
-		at(p, sizeof(p), base, tok);
-		if (tok[len - 1] == '/' ? mkdir(p, 0755) : !vm_put(p, "x", 0))
+	     tok = strtok_r(NULL, " ", &save))
+		if (!make_entry(base, tok))
 			return false;
-	}
 	return true;
 }
 
@@ -128,6 +146,8 @@ static bool step(const char *base, const char *op, const char *a,
 		return !renameat2(AT_FDCWD, p, AT_FDCWD, q, RENAME_EXCHANGE);
 	if (!strcmp(op, "rm"))
 		return !unlink(p);
+	if (!strcmp(op, "ln"))
+		return !link(p, q);
 	if (!strcmp(op, "rmdir"))
 		return !rmdir(p);
 	if (!strcmp(op, "mkdir"))
