@@ -420,9 +420,11 @@ static int deliver_held(struct proto_send *s, const struct rn_event *ev,
 
 /*
  * A held file's link count changed: a link made, or one removed or
- * renamed over while others are left. Its last link's removal is not
- * sent here: the removal's own notifications carry that ATTRIB, in a
- * local removal's order (delete_shown(), send_move()).
+ * renamed over while others are left. Sent whether or not a mark wants
+ * it: the kernel drops the file's cached attributes (its link count) on
+ * the way. Its last link's removal is not sent here: the removal's own
+ * notifications carry that ATTRIB, in a local removal's order
+ * (delete_shown(), send_move()).
  */
 static int deliver_link_count(struct proto_send *s, const struct rn_event *ev)
 {

@@ -851,6 +851,44 @@ static void test_replay_declines(void)
 	      vm_server_wait(pid));
 }
 
+static bool nlink_is(const char *path, nlink_t n)
+{
+	struct stat st;
+
+	return !stat(path, &st) && st.st_nlink == n;
+}
+
+/*
+ * A held file's link count: a remote link and an unlink of one of its
+ * names give its own watch ATTRIB, the directory's none (kernel patch
+ * 20), and the link count cached for 60 s (attr_timeout) is new at once.
+ */
+static void test_link_count(void)
+{
+	int in = inotify_init1(IN_CLOEXEC);
+	int own, dir;
+
+	CHECK("link count: file made on the mount",
+	      vm_put(M "/lc", "x", 0) && nlink_is(M "/lc", 1));
+	dir = inotify_add_watch(in, M, IN_ATTRIB | IN_CREATE | IN_DELETE);
+	own = inotify_add_watch(in, M "/lc", IN_ATTRIB);
+	CHECK("link count: watches", dir > 0 && own > 0);
+	CHECK("link count: remote link", !link(B "/lc", B "/lc2"));
+	CHECK("link count: ATTRIB on the file's own watch alone",
+	      vm_inotify_expect(in, IN_ATTRIB, "", NULL));
+	CHECK("link count: then CREATE lc2",
+	      vm_inotify_expect(in, IN_CREATE, "lc2", NULL));
+	CHECK("link count: 2 links through the mount", nlink_is(M "/lc", 2));
+	CHECK("link count: remote unlink of lc2", !unlink(B "/lc2"));
+	CHECK("link count: ATTRIB on the file's own watch alone, again",
+	      vm_inotify_expect(in, IN_ATTRIB, "", NULL));
+	CHECK("link count: then DELETE lc2",
+	      vm_inotify_expect(in, IN_DELETE, "lc2", NULL));
+	CHECK("link count: 1 link through the mount", nlink_is(M "/lc", 1));
+	CHECK("link count: cleanup", !unlink(M "/lc"));
+	close(in);
+}
+
 int main(void)
 {
 	/* Long cache lifetimes: any staleness the events leave shows. */
@@ -877,6 +915,7 @@ int main(void)
 	test_rename_to_unheld();
 	test_local_once();
 	test_fanotify_filesystem_mark();
+	test_link_count();
 	close(in_dir);
 	CHECK("server: SIGTERM: exits 0 and unmounts", vm_server_stop(server));
 	test_replay_declines();
