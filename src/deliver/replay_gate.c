@@ -41,13 +41,16 @@ static void answer_lookup(const struct replay_expect *e,
 {
 	int err;
 
-	if (names_match(q->parent, q->name, e->parent, e->name))
+	if (names_match(q->parent, q->name, e->parent, e->name)) {
 		err = e->name_lookup_err;
-	else if (e->op == FS_GATE_RENAME &&
-		 names_match(q->parent, q->name, e->newparent, e->newname))
+		a->removes = e->op == FS_GATE_UNLINK;
+	} else if (e->op == FS_GATE_RENAME &&
+		   names_match(q->parent, q->name, e->newparent, e->newname)) {
 		err = e->newname_lookup_err;
-	else
+		a->removes = true;
+	} else {
 		return;		/* "." from a handle, or a path component */
+	}
 	if (err) {
 		a->verdict = FS_GATE_ERR;
 		a->err = err;
@@ -114,6 +117,7 @@ void replay_gate(void *arg, const struct fs_gate_query *q,
 	struct replay *r = arg;
 
 	a->verdict = FS_GATE_PASS;
+	a->removes = false;
 	if (q->tid != atomic_load_explicit(&r->tid, memory_order_relaxed))
 		return;
 	pthread_mutex_lock(&r->lock);

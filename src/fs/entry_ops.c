@@ -113,7 +113,7 @@ void fs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		return;
 	}
 	if (a.verdict == FS_GATE_ANSWER) {
-		fs_answer_lookup(req, dir, name, &a.st);
+		fs_answer_lookup(req, dir, name, &a);
 		fs_inode_put(fs, dir);
 		return;
 	}

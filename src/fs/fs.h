@@ -89,6 +89,13 @@ struct fs_gate_answer {
 	enum fs_gate_verdict verdict;
 	int err;
 	struct stat st;
+	/*
+	 * LOOKUP answered: the replayed op removes this name (an unlink, or
+	 * a rename over it). The kernel drops one link of what it was shown
+	 * when the op succeeds, so a file still alive on the host is shown
+	 * with one link more than it has now, and keeps the right count.
+	 */
+	bool removes;
 };
 
 typedef void (*fs_gate_fn)(void *arg, const struct fs_gate_query *q,

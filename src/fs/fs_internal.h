@@ -87,7 +87,7 @@ int fs_stat_fd(int fd, struct stat *st);
 
 /* gate_answer.c */
 void fs_answer_lookup(fuse_req_t req, struct fs_inode *dir, const char *name,
-		      const struct stat *st);
+		      const struct fs_gate_answer *a);
 void fs_answer_create(fuse_req_t req, struct fs_inode *dir, const char *name,
 		      const struct stat *st);
 void fs_answer_create_open(fuse_req_t req, struct fs_inode *dir,

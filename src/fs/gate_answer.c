@@ -109,19 +109,26 @@ static struct fs_inode *answer_shown(struct fs *fs, struct fs_inode *dir,
 }
 
 void fs_answer_lookup(fuse_req_t req, struct fs_inode *dir, const char *name,
-		      const struct stat *want)
+		      const struct fs_gate_answer *a)
 {
 	struct fs *fs = fs_of(req);
 	struct fs_inode *child = answer_shown(fs, dir, name);
 	struct stat st;
 
 	if (!child) {
-		fs_answer_create(req, dir, name, want);
+		fs_answer_create(req, dir, name, &a->st);
 		return;
 	}
-	/* Its attributes, or, if it is gone, those the replay gave. */
+	/*
+	 * Its attributes, or, if it is gone, those the replay gave. A name
+	 * the replay removes is already gone from the live count, and the
+	 * kernel will drop it again: left as is, a file that keeps other
+	 * links would reach 0 there and lose its watches (DELETE_SELF).
+	 */
 	if (fs_table_stat(child, &st))
-		st = *want;
+		st = a->st;
+	else if (a->removes && !S_ISDIR(st.st_mode))
+		st.st_nlink++;
 	fs_reply_entry(req, dir, name, child, &st);
 	fs_table_put(&fs->table, child);
 }

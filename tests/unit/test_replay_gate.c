@@ -112,6 +112,34 @@ static void test_rename(void)
 	replay_expect_clear(&r);
 }
 
+/* A name the replay removes: the kernel will drop one of its links. */
+static void test_removes(void)
+{
+	struct replay_expect e = { .op = FS_GATE_RENAME, .parent = 3,
+				   .newparent = 4 };
+
+	strcpy(e.name, "a");
+	strcpy(e.newname, "b");
+	replay_expect_set(&r, &e);
+	CHECK("removes: a rename source keeps its links",
+	      !ask(FS_GATE_LOOKUP, REPLAYER, 3, "a").removes);
+	CHECK("removes: the file a rename replaces loses one",
+	      ask(FS_GATE_LOOKUP, REPLAYER, 4, "b").removes);
+	e.op = FS_GATE_UNLINK;
+	replay_expect_set(&r, &e);
+	CHECK("removes: an unlinked name loses one",
+	      ask(FS_GATE_LOOKUP, REPLAYER, 3, "a").removes);
+	CHECK("removes: not a path component",
+	      !ask(FS_GATE_LOOKUP, REPLAYER, 4, "b").removes);
+	e.op = FS_GATE_SETATTR;
+	replay_expect_set(&r, &e);
+	CHECK("removes: not an object being changed",
+	      !ask(FS_GATE_LOOKUP, REPLAYER, 3, "a").removes);
+	CHECK("removes: not another thread's lookup",
+	      !ask(FS_GATE_LOOKUP, 1, 3, "a").removes);
+	replay_expect_clear(&r);
+}
+
 static void test_write(void)
 {
 	struct replay_expect e = { .op = FS_GATE_WRITE, .node = 12 };
@@ -161,5 +189,6 @@ int main(void)
 	test_rename();
 	test_write();
 	test_link();
+	test_removes();
 	return check_exit();
 }
