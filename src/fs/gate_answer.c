@@ -123,7 +123,7 @@ void fs_answer_lookup(fuse_req_t req, struct fs_inode *dir, const char *name,
 	 * Its attributes, or, if it is gone, those the replay gave. A name
 	 * the replay removes is already gone from the live count, and the
 	 * kernel will drop it again: left as is, a file that keeps other
-	 * links would reach 0 there and lose its watches (DELETE_SELF).
+	 * links could reach 0 there and lose its watches (DELETE_SELF).
 	 */
 	if (fs_table_stat(child, &st))
 		st = a->st;
