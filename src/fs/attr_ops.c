@@ -2,7 +2,8 @@
 /*
  * Attribute ops: getattr, setattr, statfs. Attributes always come fresh
  * from the backing store, except for a ghost, which has only those it
- * was born with.
+ * was born with. A change is made as the caller (caller.h): the backing
+ * kernel applies the chown, chmod and utimes rules for that user.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +11,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "caller.h"
 #include "fs_internal.h"
 
 static void reply_attr(fuse_req_t req, struct fs_inode *in)
@@ -137,8 +139,14 @@ void fs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	if (!err && a.verdict != FS_GATE_ANSWER) {
 		struct fs_change c;
 
+		struct fs_caller who;
+
 		fs_change_begin(fs, &c, in, "");
-		err = set_attrs(in, attr, valid, fi);
+		err = fs_caller_enter(req, fs->as_root, &who);
+		if (!err) {
+			err = set_attrs(in, attr, valid, fi);
+			fs_caller_leave(&who);
+		}
 		fs_change_end(fs, &c);
 	}
 	if (err)

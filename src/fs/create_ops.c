@@ -2,14 +2,15 @@
 /*
  * Ops that make a new name without opening it: mknod, mkdir, symlink.
  * Each asks the gate first (a replayed create is answered, not done),
- * then creates with one *at() call under the parent's fd, gives the new
- * object to the caller and replies its entry.
+ * then creates with one *at() call under the parent's fd, as the caller
+ * (caller.h: the object is born the caller's), and replies its entry.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "caller.h"
 #include "fs_internal.h"
 #include "name_check.h"
 
@@ -20,17 +21,24 @@ struct fs_make {
 	const char *target;	/* symlink only */
 };
 
-static int make_backing(const struct fs_make *m, int dirfd, const char *name)
+static int make_backing(fuse_req_t req, const struct fs_make *m,
+			struct fs_inode *dir, const char *name)
 {
-	int ret;
+	mode_t mode = fs_create_mode(req, dir, m->mode);
+	struct fs_caller who;
+	int ret = fs_caller_enter(req, fs_of(req)->as_root, &who);
 
+	if (ret)
+		return ret;
 	if (m->op == FS_GATE_MKDIR)
-		ret = mkdirat(dirfd, name, m->mode);
+		ret = mkdirat(dir->fd, name, mode);
 	else if (m->op == FS_GATE_SYMLINK)
-		ret = symlinkat(m->target, dirfd, name);
+		ret = symlinkat(m->target, dir->fd, name);
 	else
-		ret = mknodat(dirfd, name, m->mode, m->rdev);
-	return ret ? -errno : 0;
+		ret = mknodat(dir->fd, name, mode, m->rdev);
+	ret = ret ? -errno : 0;
+	fs_caller_leave(&who);
+	return ret;
 }
 
 static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name,
@@ -61,13 +69,11 @@ static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name,
 		struct fs_change c;
 
 		fs_change_begin(fs, &c, dir, name);
-		err = make_backing(m, dir->fd, name);
+		err = make_backing(req, m, dir, name);
 		fs_change_end(fs, &c);
 	}
-	if (!err) {
-		fs_own_new(req, dir, name);
+	if (!err)
 		err = fs_entry_learn(fs, dir, name, &child, &st);
-	}
 	if (err)
 		fuse_reply_err(req, -err);
 	else

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "caller.h"
 #include "dir_stream.h"
 #include "fs_internal.h"
 #include "names_shown.h"
@@ -48,8 +49,10 @@ static struct fs_dir *dir_of(struct fuse_file_info *fi)
 	return (struct fs_dir *)(uintptr_t)fi->fh;
 }
 
-static struct fs_dir *dir_open(struct fs_inode *in)
+/* Opened as the caller (caller.h): listing needs the caller's read right. */
+static struct fs_dir *dir_open(fuse_req_t req, struct fs_inode *in)
 {
+	struct fs_caller who;
 	struct fs_dir *d;
 	int fd;
 
@@ -57,9 +60,19 @@ static struct fs_dir *dir_open(struct fs_inode *in)
 		errno = ESTALE;
 		return NULL;
 	}
+	fd = fs_caller_enter(req, fs_of(req)->as_root, &who);
+	if (fd) {
+		errno = -fd;
+		return NULL;
+	}
 	fd = openat(in->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
+		fd = -errno;
+	fs_caller_leave(&who);
+	if (fd < 0) {
+		errno = -fd;
 		return NULL;
+	}
 	d = calloc(1, sizeof(*d));
 	if (d)
 		d->entries = dir_stream_open(fd);
@@ -91,7 +104,7 @@ void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 	errno = ESTALE;
 	if (in)
-		d = dir_open(in);
+		d = dir_open(req, in);
 	fs_inode_put(fs, in);
 	if (!d) {
 		fuse_reply_err(req, errno);

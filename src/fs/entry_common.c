@@ -2,11 +2,13 @@
 /*
  * Helpers shared by the ops that hand the client an entry: find the
  * backing object under a directory, give the kernel a reference to it and
- * record the name it was shown under, and give new objects to the caller.
+ * record the name it was shown under; the mode of a new object.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "fs_internal.h"
@@ -19,12 +21,12 @@ int fs_stat_fd(int fd, struct stat *st)
 	return fstatat(fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
 }
 
-int fs_entry_learn(struct fs *fs, struct fs_inode *dir, const char *name,
-		   struct fs_inode **child, struct stat *st)
+/* Takes fd (O_PATH) into the table, or closes it. */
+static int entry_learn_fd(struct fs *fs, int fd, struct fs_inode **child,
+			  struct stat *st)
 {
-	int fd, err;
+	int err;
 
-	fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (fs_stat_fd(fd, st)) {
@@ -34,6 +36,27 @@ int fs_entry_learn(struct fs *fs, struct fs_inode *dir, const char *name,
 	}
 	*child = fs_table_learn(&fs->table, fd, st);
 	return *child ? 0 : -ENOMEM;
+}
+
+int fs_entry_learn(struct fs *fs, struct fs_inode *dir, const char *name,
+		   struct fs_inode **child, struct stat *st)
+{
+	return entry_learn_fd(fs, openat(dir->fd, name,
+					 O_PATH | O_NOFOLLOW | O_CLOEXEC),
+			      child, st);
+}
+
+/*
+ * The object a create just opened as open_fd, by that fd and not by its
+ * name, which a writer of the directory may already have replaced.
+ */
+int fs_entry_learn_open(struct fs *fs, int open_fd, struct fs_inode **child,
+			struct stat *st)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", open_fd);
+	return entry_learn_fd(fs, open(path, O_PATH | O_CLOEXEC), child, st);
 }
 
 void fs_entry_param(struct fs *fs, struct fs_inode *child,
@@ -99,23 +122,21 @@ bool fs_reply_create(fuse_req_t req, struct fs_inode *dir, const char *name,
 }
 
 /*
- * The server runs as root: a new object must belong to the caller, with
- * the directory's group when the directory is set-group-ID (the kernel
- * already gave it that group).
+ * The mode a new object is made with. The kernel applies the caller's
+ * umask itself unless the mount has POSIX ACLs: then it is asked not to
+ * (FUSE_CAP_DONT_MASK) and sends the umask beside the mode, for the
+ * server to apply unless the directory has a default ACL, which takes
+ * the umask's place (the backing kernel applies that ACL: the server's
+ * own umask is 0).
  */
-void fs_own_new(fuse_req_t req, struct fs_inode *dir, const char *name)
+mode_t fs_create_mode(fuse_req_t req, struct fs_inode *dir, mode_t mode)
 {
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
-	struct fs *fs = fs_of(req);
-	struct stat dst;
-	gid_t gid = ctx->gid;
+	char path[64];
 
-	if (!fs->as_root || (ctx->uid == 0 && ctx->gid == 0))
-		return;
-	if (!fs_table_stat(dir, &dst) && (dst.st_mode & S_ISGID))
-		gid = (gid_t)-1;
-	if (fchownat(dir->fd, name, ctx->uid, gid, AT_SYMLINK_NOFOLLOW) &&
-	    fs->debug)
-		fuse_log(FUSE_LOG_DEBUG, "rnotifyfs: chown %s: %s\n", name,
-			 strerror(errno));
+	if (!fs_of(req)->posix_acl)
+		return mode;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", dir->fd);
+	if (getxattr(path, "system.posix_acl_default", NULL, 0) > 0)
+		return mode;
+	return mode & ~fuse_req_ctx(req)->umask;
 }

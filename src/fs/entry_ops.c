@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "caller.h"
 #include "fs_internal.h"
 #include "name_check.h"
 #include "names_shown.h"
@@ -168,11 +169,13 @@ void fs_op_readlink(fuse_req_t req, fuse_ino_t ino)
 	fs_inode_put(fs, in);
 }
 
-static int link_node(struct fs *fs, struct fs_inode *in,
+static int link_node(fuse_req_t req, struct fs_inode *in,
 		     struct fs_inode *dir, const char *name, struct stat *st)
 {
+	struct fs *fs = fs_of(req);
 	char path[64];
 	int err = fs_name_check(name, false);
+	struct fs_caller who;
 	struct fs_change c;
 
 	if (err)
@@ -182,8 +185,12 @@ static int link_node(struct fs *fs, struct fs_inode *in,
 	fs_change_begin(fs, &c, dir, name);
 	/* linkat(AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH; /proc does not. */
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", in->fd);
-	err = linkat(AT_FDCWD, path, dir->fd, name, AT_SYMLINK_FOLLOW) ?
-	      -errno : 0;
+	err = fs_caller_enter(req, fs->as_root, &who);
+	if (!err) {
+		err = linkat(AT_FDCWD, path, dir->fd, name, AT_SYMLINK_FOLLOW) ?
+		      -errno : 0;
+		fs_caller_leave(&who);
+	}
 	fs_change_end(fs, &c);
 	if (err)
 		return err;
@@ -218,7 +225,7 @@ void fs_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 	else if (in && dir && a.verdict == FS_GATE_ANSWER)
 		err = link_shown(fs, in, &st);
 	else if (in && dir)
-		err = link_node(fs, in, dir, newname, &st);
+		err = link_node(req, in, dir, newname, &st);
 	if (err)
 		fuse_reply_err(req, -err);
 	else
@@ -253,10 +260,16 @@ static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (!err) {
 		struct fs_change c;
 
+		struct fs_caller who;
+
 		fs_change_begin(fs, &c, dir, name);
-		if (unlinkat(dir->fd, name, op == FS_GATE_RMDIR ?
-			     AT_REMOVEDIR : 0))
-			err = -errno;
+		err = fs_caller_enter(req, fs->as_root, &who);
+		if (!err) {
+			if (unlinkat(dir->fd, name, op == FS_GATE_RMDIR ?
+				     AT_REMOVEDIR : 0))
+				err = -errno;
+			fs_caller_leave(&who);
+		}
 		fs_change_end(fs, &c);
 	}
 	if (!err)
@@ -275,11 +288,13 @@ void fs_op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	remove_name(req, parent, name, FS_GATE_RMDIR);
 }
 
-static int rename_backing(struct fs *fs, struct fs_inode *dir,
+static int rename_backing(fuse_req_t req, struct fs_inode *dir,
 			  const char *name, struct fs_inode *newdir,
 			  const char *newname, unsigned int flags)
 {
+	struct fs *fs = fs_of(req);
 	struct fs_change from, to;
+	struct fs_caller who;
 	int err;
 
 	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
@@ -293,7 +308,12 @@ static int rename_backing(struct fs *fs, struct fs_inode *dir,
 		return -ESTALE;
 	fs_change_begin(fs, &from, dir, name);
 	fs_change_begin(fs, &to, newdir, newname);
-	err = renameat2(dir->fd, name, newdir->fd, newname, flags) ? -errno : 0;
+	err = fs_caller_enter(req, fs->as_root, &who);
+	if (!err) {
+		err = renameat2(dir->fd, name, newdir->fd, newname, flags) ?
+		      -errno : 0;
+		fs_caller_leave(&who);
+	}
 	fs_change_end(fs, &to);
 	fs_change_end(fs, &from);
 	return err;
@@ -320,7 +340,7 @@ void fs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (a.verdict != FS_GATE_ANSWER) {
 		dir = fs_inode_get(fs, parent);
 		newdir = fs_inode_get(fs, newparent);
-		err = dir && newdir ? rename_backing(fs, dir, name, newdir,
+		err = dir && newdir ? rename_backing(req, dir, name, newdir,
 						     newname, flags) : -ESTALE;
 	}
 	if (!err)

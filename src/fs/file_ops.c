@@ -35,6 +35,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "caller.h"
 #include "fs_internal.h"
 #include "name_check.h"
 #include "names_shown.h"
@@ -100,11 +101,16 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fd = FS_NO_FILE;
 	} else if (in && in->fd >= 0) {
 		struct fs_change c = { .name = "" };
+		struct fs_caller who;
 
 		/* Only a truncating open changes anything (MODIFY). */
 		if (fi->flags & O_TRUNC)
 			fs_change_begin(fs, &c, in, "");
-		fd = open_node(in, fi->flags);
+		fd = fs_caller_enter(req, fs->as_root, &who);
+		if (!fd) {
+			fd = open_node(in, fi->flags);
+			fs_caller_leave(&who);
+		}
 		fs_change_end(fs, &c);
 	}
 	if (fd < 0 && a.verdict != FS_GATE_OPEN_DIRECT) {
@@ -131,20 +137,28 @@ static int create_backing(fuse_req_t req, struct fs_inode *dir,
 {
 	struct fs *fs = fs_of(req);
 	int fd, err = fs_name_check(name, false);
+	struct fs_caller who;
 	struct fs_change c;
 
 	if (err)
 		return err;
 	if (dir->fd < 0)
 		return -ESTALE;
+	mode = fs_create_mode(req, dir, mode);
 	fs_change_begin(fs, &c, dir, name);
-	/* O_NOFOLLOW: never create through a dangling symlink. */
-	fd = openat(dir->fd, name, (flags | O_CREAT | O_NOFOLLOW | O_CLOEXEC),
-		    mode);
+	fd = fs_caller_enter(req, fs->as_root, &who);
+	if (!fd) {
+		/*
+		 * As the caller: an existing name opens only as the caller
+		 * could open it. O_NOFOLLOW: never through a dangling symlink.
+		 */
+		fd = openat(dir->fd, name,
+			    flags | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd < 0)
+			fd = -errno;
+		fs_caller_leave(&who);
+	}
 	fs_change_end(fs, &c);
-	if (fd < 0)
-		return -errno;
-	fs_own_new(req, dir, name);
 	return fd;
 }
 
@@ -185,7 +199,7 @@ void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		return;
 	dir = fs_inode_get(fs, parent);
 	fd = dir ? create_backing(req, dir, name, mode, fi->flags) : -ESTALE;
-	err = fd < 0 ? fd : fs_entry_learn(fs, dir, name, &child, &st);
+	err = fd < 0 ? fd : fs_entry_learn_open(fs, fd, &child, &st);
 	if (err) {
 		if (fd >= 0)
 			close(fd);

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "caller.h"
 #include "fs_internal.h"
 #include "name_check.h"
 #include "names_shown.h"
@@ -60,7 +61,9 @@ struct fs *fs_new(const struct fs_config *cfg)
 		errno = err;
 		return NULL;
 	}
-	err = fs_table_init(&fs->table, fs->root_fd);
+	err = fs_caller_setup();
+	if (!err)
+		err = fs_table_init(&fs->table, fs->root_fd);
 	if (err) {
 		close(fs->root_fd);
 		free(fs);
@@ -222,6 +225,17 @@ void fs_op_init(void *userdata, struct fuse_conn_info *conn)
 	 * changes out of sight; auto_inval_data (libfuse's default) stays.
 	 */
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+	/*
+	 * With default_permissions alone the kernel checks mode bits: an
+	 * ACL that denies would be ignored there, one that grants refused.
+	 * A default ACL replaces the umask: the server applies it
+	 * (fs_create_mode()).
+	 */
+	if ((conn->capable & FUSE_CAP_POSIX_ACL) &&
+	    (conn->capable & FUSE_CAP_DONT_MASK)) {
+		conn->want |= FUSE_CAP_POSIX_ACL | FUSE_CAP_DONT_MASK;
+		fs->posix_acl = true;
+	}
 	/* A thread of its own, now that the server has daemonized. */
 	err = fs_shed_start(fs);
 	if (err)

@@ -23,6 +23,7 @@ struct fs {
 	double attr_timeout;
 	bool debug;
 	bool as_root;			/* geteuid() == 0 at the start */
+	bool posix_acl;			/* the kernel took FUSE_CAP_POSIX_ACL */
 	struct fuse_session *se;	/* set before the loop starts */
 	struct fs_shed *shed;		/* shed.c; from INIT to the stop */
 
@@ -82,7 +83,9 @@ bool fs_reply_create(fuse_req_t req, struct fs_inode *dir, const char *name,
 		     struct fuse_file_info *fi);
 void fs_entry_param(struct fs *fs, struct fs_inode *child,
 		    const struct stat *st, struct fuse_entry_param *e);
-void fs_own_new(fuse_req_t req, struct fs_inode *dir, const char *name);
+mode_t fs_create_mode(fuse_req_t req, struct fs_inode *dir, mode_t mode);
+int fs_entry_learn_open(struct fs *fs, int open_fd, struct fs_inode **child,
+			struct stat *st);
 int fs_stat_fd(int fd, struct stat *st);
 
 /* gate_answer.c */

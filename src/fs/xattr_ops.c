@@ -4,13 +4,16 @@
  * they go through /proc/self/fd/N, which names the inode itself. For a
  * symlink, a path-based *xattr() call might resolve on to the target,
  * which may lie outside the export: symlinks (and ghosts) get EOPNOTSUPP,
- * so the client sees none on them.
+ * so the client sees none on them. Every call is made as the caller
+ * (caller.h): the backing kernel checks who may read and set which
+ * attribute, an ACL's among them.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/xattr.h>
 
+#include "caller.h"
 #include "fs_internal.h"
 
 struct xattr_node {
@@ -31,12 +34,15 @@ static int node_get(fuse_req_t req, fuse_ino_t ino, struct xattr_node *x)
 	return 0;
 }
 
-/* Replies a size query (size 0) or the value/list read into a buffer. */
+/*
+ * Replies a size query (size 0) or the value/list read into a buffer;
+ * n is the size read or -errno.
+ */
 static void reply_sized(fuse_req_t req, ssize_t n, const char *buf,
 			size_t size)
 {
 	if (n < 0)
-		fuse_reply_err(req, errno);
+		fuse_reply_err(req, (int)-n);
 	else if (!size)
 		fuse_reply_xattr(req, n);
 	else
@@ -48,6 +54,7 @@ static void xattr_read(fuse_req_t req, fuse_ino_t ino, const char *name,
 		       size_t size)
 {
 	struct fs *fs = fs_of(req);
+	struct fs_caller who;
 	struct xattr_node x;
 	char *buf = NULL;
 	ssize_t n;
@@ -57,10 +64,14 @@ static void xattr_read(fuse_req_t req, fuse_ino_t ino, const char *name,
 		err = -ENOMEM;
 	if (err) {
 		fuse_reply_err(req, -err);
-	} else {
+	} else if (!(err = fs_caller_enter(req, fs->as_root, &who))) {
 		n = name ? getxattr(x.path, name, buf, size) :
 			   listxattr(x.path, buf, size);
+		n = n < 0 ? -errno : n;
+		fs_caller_leave(&who);
 		reply_sized(req, n, buf, size);
+	} else {
+		fuse_reply_err(req, -err);
 	}
 	free(buf);
 	fs_inode_put(fs, x.in);
@@ -85,11 +96,16 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 	int err = node_get(req, ino, &x);
 
 	if (!err) {
+		struct fs_caller who;
 		struct fs_change c;
 
 		fs_change_begin(fs, &c, x.in, "");
-		if (setxattr(x.path, name, value, size, flags))
-			err = -errno;
+		err = fs_caller_enter(req, fs->as_root, &who);
+		if (!err) {
+			if (setxattr(x.path, name, value, size, flags))
+				err = -errno;
+			fs_caller_leave(&who);
+		}
 		fs_change_end(fs, &c);
 	}
 	fuse_reply_err(req, -err);
@@ -103,11 +119,16 @@ void fs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 	int err = node_get(req, ino, &x);
 
 	if (!err) {
+		struct fs_caller who;
 		struct fs_change c;
 
 		fs_change_begin(fs, &c, x.in, "");
-		if (removexattr(x.path, name))
-			err = -errno;
+		err = fs_caller_enter(req, fs->as_root, &who);
+		if (!err) {
+			if (removexattr(x.path, name))
+				err = -errno;
+			fs_caller_leave(&who);
+		}
 		fs_change_end(fs, &c);
 	}
 	fuse_reply_err(req, -err);
