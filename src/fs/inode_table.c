@@ -49,10 +49,11 @@
  *
  * Locking. One mutex, t->lock, protects every index, the names-shown
  * index, the idle list, and nlookup/refs/the index bits of every inode,
- * and fd while refs is 0. It is held only for in-memory work plus
- * name_to_handle_at(), open_by_handle_at() and close() of O_PATH fds; no
- * request ever waits for the kernel or for another request while holding
- * it. nodeid, generation, type, id, ghost and the tail (a ghost's stat or
+ * and fd while refs is 0. It is held only for in-memory work and close()
+ * of O_PATH fds, which waits for nothing: name_to_handle_at(), fstatfs()
+ * and open_by_handle_at(), which may wait for a slow backing store, run
+ * without it. No request ever waits for the kernel or for another
+ * request while holding it. nodeid, generation, type, id, ghost and the tail (a ghost's stat or
  * the host handle) never change after creation and are read without it,
  * as is fd by anyone holding a reference.
  *
@@ -187,10 +188,17 @@ static int mount_id_of(int fd)
 	return handle_of(fd, &u, &mnt) ? mnt : -1;
 }
 
-/* Table lock held: gives an inode whose fd was closed its fd back. */
+/*
+ * Table lock held, and a reference on in: gives an inode whose fd was
+ * closed its fd back. The lock is dropped around open_by_handle_at(),
+ * which may wait for a slow backing store (NFS); the reference keeps in
+ * alive and off the idle list meanwhile, and its handle never changes.
+ * If another user reopened it first, that fd stays.
+ */
 static bool inode_reopen(struct fs_table *t, struct fs_inode *in)
 {
 	union fs_handle_buf u;
+	int fd;
 
 	if (in->fd >= 0)
 		return true;
@@ -199,9 +207,16 @@ static bool inode_reopen(struct fs_table *t, struct fs_inode *in)
 	u.fh.handle_bytes = in->fh_len;
 	u.fh.handle_type = in->fh_type;
 	memcpy(u.fh.f_handle, in->tail, in->fh_len);
-	in->fd = open_by_handle_at(t->mount_fd, &u.fh, O_PATH | O_CLOEXEC);
-	if (in->fd < 0)
-		return false;
+	pthread_mutex_unlock(&t->lock);
+	fd = open_by_handle_at(t->mount_fd, &u.fh, O_PATH | O_CLOEXEC);
+	pthread_mutex_lock(&t->lock);
+	if (fd < 0)
+		return in->fd >= 0;
+	if (in->fd >= 0) {
+		close(fd);	/* O_PATH: close() waits for nothing */
+		return true;
+	}
+	in->fd = fd;
 	t->nfds++;
 	return true;
 }
@@ -316,13 +331,41 @@ static bool on_root_fs(const struct fs_table *t, int fd,
 	       fs_identity_equal(&id, &t->root_fs);
 }
 
-static struct fs_inode *inode_new(struct fs_table *t, int fd,
-				  const struct stat *st)
-{
+/*
+ * What the table keeps of a backing object's fd, found before the table
+ * lock is taken: on a slow backing store (NFS) fstatfs() waits for it.
+ */
+struct fd_probe {
 	union fs_handle_buf u;
+	bool has_fh;
+	bool root_mount;
+};
+
+static void fd_probe(const struct fs_table *t, int fd, const struct stat *st,
+		     struct fd_probe *p)
+{
 	int mnt;
-	bool has_fh = fd >= 0 && handle_of(fd, &u, &mnt);
-	size_t tail = fd < 0 ? sizeof(*st) : has_fh ? u.fh.handle_bytes : 0;
+
+	p->has_fh = handle_of(fd, &p->u, &mnt);
+	p->root_mount = p->has_fh &&
+			(mnt == t->mnt_id || on_root_fs(t, fd, st));
+}
+
+/* Whether in's handle is p's: the same object, not a reused number. */
+static bool probe_is(const struct fd_probe *p, const struct fs_inode *in)
+{
+	return p->has_fh && in->fh_len == p->u.fh.handle_bytes &&
+	       in->fh_type == p->u.fh.handle_type &&
+	       !memcmp(in->tail, p->u.fh.f_handle, in->fh_len);
+}
+
+/* Table lock held (but at init): a new inode for fd, probed as p. */
+static struct fs_inode *inode_new(struct fs_table *t, int fd,
+				  const struct stat *st,
+				  const struct fd_probe *p)
+{
+	bool has_fh = fd >= 0 && p->has_fh;
+	size_t tail = fd < 0 ? sizeof(*st) : has_fh ? p->u.fh.handle_bytes : 0;
 	struct fs_inode *in = calloc(1, sizeof(*in) + tail);
 
 	if (!in)
@@ -331,11 +374,11 @@ static struct fs_inode *inode_new(struct fs_table *t, int fd,
 		in->ghost = true;
 		memcpy(in->tail, st, sizeof(*st));
 	} else if (has_fh) {
-		in->fh_type = u.fh.handle_type;
-		in->fh_len = u.fh.handle_bytes;
-		memcpy(in->tail, u.fh.f_handle, in->fh_len);
+		in->fh_type = p->u.fh.handle_type;
+		in->fh_len = p->u.fh.handle_bytes;
+		memcpy(in->tail, p->u.fh.f_handle, in->fh_len);
 		in->id.gen = rn_handle_gen(in->fh_type, in->tail, in->fh_len);
-		in->root_mount = mnt == t->mnt_id || on_root_fs(t, fd, st);
+		in->root_mount = p->root_mount;
 	}
 	in->nodeid = t->next_node++;
 	in->generation = ++t->next_gen;
@@ -403,6 +446,7 @@ static void indexes_destroy(struct fs_table *t)
 int fs_table_init(struct fs_table *t, int root_fd)
 {
 	struct fs_inode *root;
+	struct fd_probe probe;
 	struct stat st;
 
 	memset(t, 0, sizeof(*t));
@@ -416,7 +460,8 @@ int fs_table_init(struct fs_table *t, int root_fd)
 	    fs_names_init(t))
 		goto nomem;
 	t->next_node = FS_TABLE_ROOT;
-	root = inode_new(t, root_fd, &st);
+	fd_probe(t, root_fd, &st, &probe);
+	root = inode_new(t, root_fd, &st, &probe);
 	if (!root)
 		goto nomem;
 	index_id(t, root);
@@ -490,9 +535,10 @@ void fs_table_put(struct fs_table *t, struct fs_inode *in)
 /* Table lock held: a new real inode for fd, claiming its host id. */
 static struct fs_inode *learn_new(struct fs_table *t, int fd,
 				  const struct stat *st,
+				  const struct fd_probe *p,
 				  struct fs_inode *ghost)
 {
-	struct fs_inode *in = inode_new(t, fd, st);
+	struct fs_inode *in = inode_new(t, fd, st, p);
 
 	if (!in)
 		return NULL;
@@ -511,12 +557,22 @@ struct fs_inode *fs_table_learn(struct fs_table *t, int fd,
 				const struct stat *st)
 {
 	struct rn_id id = { .dev = st->st_dev, .ino = st->st_ino };
+	struct fd_probe probe;
 	struct fs_inode *in;
 
+	fd_probe(t, fd, st, &probe);
 	pthread_mutex_lock(&t->lock);
 	in = find_id(t, &id);
-	/* A closed inode that cannot be opened again is gone: a ghost. */
-	if (in && inode_reopen(t, in)) {
+	/*
+	 * A known object whose fd was closed takes the new fd; one that
+	 * is gone (another object has its number now) turns into a ghost.
+	 */
+	if (in && in->fd < 0 && probe_is(&probe, in)) {
+		in->fd = fd;
+		t->nfds++;
+		fd = -1;
+	}
+	if (in && in->fd >= 0) {
 		in->nlookup++;
 		shed_settle(t, in);
 		if (!in->refs) {
@@ -524,10 +580,11 @@ struct fs_inode *fs_table_learn(struct fs_table *t, int fd,
 			idle_add(t, in);
 		}
 		pthread_mutex_unlock(&t->lock);
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		return in;
 	}
-	in = learn_new(t, fd, st, in);
+	in = learn_new(t, fd, st, &probe, in);
 	pthread_mutex_unlock(&t->lock);
 	if (!in) {
 		fuse_log(FUSE_LOG_ERR, LOG_PER_REQUEST
@@ -546,7 +603,7 @@ struct fs_inode *fs_table_ghost(struct fs_table *t, const struct stat *st)
 	if (!st->st_ino)
 		gst.st_dev = 0;
 	pthread_mutex_lock(&t->lock);
-	in = inode_new(t, -1, &gst);
+	in = inode_new(t, -1, &gst, NULL);
 	if (in && st->st_ino && !find_id(t, &id))
 		index_id(t, in);
 	pthread_mutex_unlock(&t->lock);
