@@ -19,6 +19,7 @@ struct delivery {
 	struct event_pump *pump;
 	struct replay *replay;
 	struct proto_send *send;
+	struct fs *fs;
 	struct fs *hooked;	/* whose change hook points at watch */
 	bool debug;
 	struct event_sink backend;	/* what the pump feeds, through ours */
@@ -186,12 +187,15 @@ static int delivery_watch(struct delivery *d, const struct cli *cli,
 
 /*
  * The kernel's close of a backing file it opened for a writer on the
- * mount is not a remote change (fs/passthrough.h).
+ * mount is not a remote change (fs/passthrough.h). A directory moved out
+ * of the export is out of the client's reach before it hears of it.
  */
 static void sink_event(void *arg, const struct rn_event *ev)
 {
 	struct delivery *d = arg;
 
+	if (ev->kind == RN_EV_DELETE && ev->moved && ev->isdir)
+		fs_boundary_moved(d->fs);
 	if (ev->kind == RN_EV_CLOSE_WRITE &&
 	    fs_passthrough_backing_close(&ev->obj))
 		return;
@@ -263,6 +267,7 @@ struct delivery *delivery_new(const struct cli *cli, struct fs *fs,
 		return NULL;
 	}
 	d->debug = cli->debug;
+	d->fs = fs;
 	/* watch_open() logged why. */
 	if (delivery_watch(d, cli, fs)) {
 		delivery_free(d);

@@ -233,6 +233,13 @@ bool fs_resolve_dir_handle(struct fs *fs, const void *handle, size_t len,
 			   int type, struct rn_id *id);
 
 /*
+ * The host moved a directory out of the export: each object the client
+ * holds is placed again before it is next served, and one that is now
+ * outside is answered ESTALE (boundary.c).
+ */
+void fs_boundary_moved(struct fs *fs);
+
+/*
  * Does the client hold the object with this host file handle? 1 with its
  * host id; 0 if it does not; -1 if the server cannot tell without
  * decoding the handle. No syscall.

@@ -12,6 +12,7 @@
 #define RNOTIFY_FS_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "fs.h"
 #include "inode_table.h"
@@ -24,6 +25,7 @@ struct fs {
 	bool debug;
 	bool as_root;			/* geteuid() == 0 at the start */
 	bool posix_acl;			/* the kernel took FUSE_CAP_POSIX_ACL */
+	atomic_uint boundary_epoch;	/* boundary.c: moves out so far */
 	struct fuse_session *se;	/* set before the loop starts */
 	struct fs_shed *shed;		/* shed.c; from INIT to the stop */
 
@@ -40,9 +42,19 @@ static inline struct fs *fs_of(fuse_req_t req)
 	return fuse_req_userdata(req);
 }
 
+/* boundary.c: is a held object still inside the export? */
+bool fs_inode_inside(struct fs *fs, struct fs_inode *in);
+
+/* NULL for an unknown node, and for one the host moved out of the export. */
 static inline struct fs_inode *fs_inode_get(struct fs *fs, fuse_ino_t ino)
 {
-	return fs_table_get(&fs->table, ino);
+	struct fs_inode *in = fs_table_get(&fs->table, ino);
+
+	if (in && !fs_inode_inside(fs, in)) {
+		fs_table_put(&fs->table, in);
+		return NULL;
+	}
+	return in;
 }
 
 static inline void fs_inode_put(struct fs *fs, struct fs_inode *in)

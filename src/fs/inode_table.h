@@ -11,6 +11,7 @@
 #define RNOTIFY_FS_INODE_TABLE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -51,6 +52,9 @@ struct fs_inode {
 	bool root_mount;
 	bool ghost;		/* the tail is the ghost's attributes */
 	uint16_t type;		/* S_IFMT bits of st_mode */
+
+	/* The boundary epoch it was last found inside at (boundary.c). */
+	atomic_uint inside_epoch;
 
 	/* Open files' io mode, under passthrough.c's lock (passthrough.h). */
 	int32_t io_opens;
