@@ -52,7 +52,7 @@
 
 /* Deeper than any real tree; a bound so a corrupt fs cannot loop us. */
 #define FAN_SCOPE_MAX_DEPTH 4096
-/* Directories placed: 2 x 1536 entries of 176 bytes, 704 KiB. */
+/* Directories placed: 2 tables of 1536 in 2048 slots of 168 bytes, 672 KiB. */
 #define FAN_SCOPE_CACHE 3072
 /* Levels of one walk cached with its answer, the nearest first: 160 KiB. */
 #define FAN_SCOPE_CHAIN 1024
