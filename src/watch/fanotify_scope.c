@@ -4,12 +4,30 @@
  *
  * A handle is decoded with open_by_handle_at(root_fd, O_PATH) and its
  * place is decided by walking up with openat("..") until the export root's
- * (dev, ino) or the top of the mount is met. The walk compares identities,
- * not path strings, so a name with a newline, a " (deleted)" suffix from
- * /proc or a bind mount elsewhere cannot fool it, and it never follows a
- * symlink (".." is never one). Answers are cached by handle (handle_cache),
- * negative ones too. A directory renamed into or out of the export
- * invalidates the cache (the caller clears it).
+ * (dev, ino), the top of the mount or a directory already placed is met.
+ * The walk compares identities, not path strings, so a name with a
+ * newline, a " (deleted)" suffix from /proc or a bind mount elsewhere
+ * cannot fool it, and it never follows a symlink (".." is never one).
+ *
+ * The filesystem mark reports the whole file system, and anyone on it can
+ * make events; each one the server must place before it can drop it. So
+ * the cost of an event outside the export is bounded:
+ * - Answers are cached by handle (handle_cache), negative ones too, and
+ *   every directory a walk passed is cached with the walk's answer: a
+ *   cached directory costs a hash lookup and no syscall, an uncached one
+ *   open_by_handle_at() and fstat() plus openat(".."), fstat() and
+ *   name_to_handle_at() for each level up to the first cached one (at
+ *   most FAN_SCOPE_MAX_DEPTH). Sibling directories share their levels.
+ * - Memory: the cache holds at most FAN_SCOPE_CACHE answers (handle_cache.h
+ *   says which stay), a walk remembers at most FAN_SCOPE_CHAIN levels.
+ * - Only a move across the export's edge can change which directories
+ *   are inside: the caller reports every directory move
+ *   (fan_scope_moved()) and only those drop answers, and only the answers
+ *   of the side the directory left. A user renaming directories outside
+ *   costs nothing more than their other events.
+ * What is not bounded: a user who keeps more directories than the cache
+ *   holds on separate deep chains, and makes events in each in turn, can
+ *   make each event walk its whole chain (up to FAN_SCOPE_MAX_DEPTH levels).
  *
  * A handle the kernel can no longer decode (ESTALE: directory removed) is
  * offered to cfg->resolve, which knows every directory the client saw;
@@ -34,7 +52,17 @@
 
 /* Deeper than any real tree; a bound so a corrupt fs cannot loop us. */
 #define FAN_SCOPE_MAX_DEPTH 4096
-#define FAN_SCOPE_CACHE 4096
+/* Directories placed: 2 tables of 1536 in 2048 slots of 168 bytes, 672 KiB. */
+#define FAN_SCOPE_CACHE 3072
+/* Levels of one walk cached with its answer, the nearest first: 160 KiB. */
+#define FAN_SCOPE_CHAIN 1024
+
+struct fan_scope_level {
+	int type;
+	unsigned int len;
+	unsigned char h[FAN_DECODE_MAX_HANDLE];
+	struct rn_id id;
+};
 
 int watch_fd_id(int fd, struct rn_id *id)
 {
@@ -79,8 +107,9 @@ int fan_scope_init(struct fan_scope *s, const struct watch_config *cfg)
 	if (s->mount_fd < 0)
 		return -1;
 	s->cache = handle_cache_new(FAN_SCOPE_CACHE);
-	if (!s->cache) {
-		close(s->mount_fd);
+	s->chain = malloc(FAN_SCOPE_CHAIN * sizeof(*s->chain));
+	if (!s->cache || !s->chain) {
+		fan_scope_fini(s);
 		errno = ENOMEM;
 		return -1;
 	}
@@ -91,6 +120,8 @@ void fan_scope_fini(struct fan_scope *s)
 {
 	handle_cache_free(s->cache);
 	s->cache = NULL;
+	free(s->chain);
+	s->chain = NULL;
 	if (s->mount_fd >= 0)
 		close(s->mount_fd);
 	s->mount_fd = -1;
@@ -158,62 +189,161 @@ int fan_scope_path(struct fan_scope *s, const struct fan_fid *fid,
 	return rlen < 0 ? (int)rlen : dlen < 0 ? (int)dlen : 0;
 }
 
-/* Walks up from fd (consumed) to the root of its mount. */
-static bool fan_scope_walk(struct fan_scope *s, int fd)
+/* The handle of a directory by its fd into lv: false if it has none. */
+static bool fan_scope_handle(int fd, struct fan_scope_level *lv)
 {
-	struct rn_id cur, up;
-	int depth, parent;
+	union {
+		struct file_handle fh;
+		unsigned char buf[sizeof(struct file_handle) +
+				  FAN_DECODE_MAX_HANDLE];
+	} u;
+	int mnt;
 
-	if (watch_fd_id(fd, &cur) < 0)
-		goto out;
+	u.fh.handle_bytes = FAN_DECODE_MAX_HANDLE;
+	if (name_to_handle_at(fd, "", &u.fh, &mnt, AT_EMPTY_PATH) ||
+	    !u.fh.handle_bytes)
+		return false;
+	lv->type = u.fh.handle_type;
+	lv->len = u.fh.handle_bytes;
+	memcpy(lv->h, u.fh.f_handle, lv->len);
+	return true;
+}
+
+/*
+ * Walks up from fd (consumed), the directory of id, until the export
+ * root, the top of its mount or a directory the cache has placed, and
+ * caches the levels passed (the nearest FAN_SCOPE_CHAIN) with the answer.
+ * FAN_UNKNOWN if a level could not be opened.
+ */
+static enum fan_place fan_scope_walk(struct fan_scope *s, int fd,
+				     const struct rn_id *id)
+{
+	enum fan_place place = FAN_OUTSIDE;	/* deeper than the bound */
+	struct fan_scope_level *lv, spare;
+	struct rn_id cur = *id, up;
+	size_t depth, n = 0;
+	bool inside;
+	int parent;
+
 	for (depth = 0; depth < FAN_SCOPE_MAX_DEPTH; depth++) {
 		if (rn_id_equal(&cur, &s->root)) {
-			close(fd);
-			return true;
+			place = FAN_INSIDE;
+			break;
 		}
 		parent = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		close(fd);
 		fd = parent;
-		if (fd < 0 || watch_fd_id(fd, &up) < 0)
+		if (fd < 0 || watch_fd_id(fd, &up) < 0) {
+			place = FAN_UNKNOWN;
 			break;
+		}
 		if (rn_id_equal(&up, &cur))
 			break;		/* ".." of a mount root is itself */
 		cur = up;
+		if (rn_id_equal(&cur, &s->root))
+			continue;
+		lv = n < FAN_SCOPE_CHAIN ? &s->chain[n] : &spare;
+		if (!fan_scope_handle(fd, lv))
+			continue;
+		if (handle_cache_get(s->cache, lv->type, lv->h, lv->len, &up,
+				     &inside)) {
+			place = inside ? FAN_INSIDE : FAN_OUTSIDE;
+			break;
+		}
+		if (lv == &spare)
+			continue;
+		lv->id = cur;
+		lv->id.gen = rn_handle_gen(lv->type, lv->h, lv->len);
+		n++;
 	}
-out:
 	if (fd >= 0)
 		close(fd);
-	return false;
+	if (place == FAN_UNKNOWN)
+		return place;
+	/* The nearest last: they are the ones the next walk will meet. */
+	while (n--) {
+		lv = &s->chain[n];
+		handle_cache_put(s->cache, lv->type, lv->h, lv->len, &lv->id,
+				 place == FAN_INSIDE);
+	}
+	return place;
+}
+
+enum fan_place fan_scope_place(struct fan_scope *s, const struct fan_fid *fid,
+			       struct rn_id *id)
+{
+	enum fan_place place;
+	bool inside;
+	int fd, err;
+
+	if (!fid->present)
+		return FAN_UNKNOWN;
+	if (handle_cache_get(s->cache, fid->type, fid->handle, fid->len, id,
+			     &inside))
+		return inside ? FAN_INSIDE : FAN_OUTSIDE;
+	fd = fan_scope_open(s, fid);
+	if (fd < 0) {
+		err = errno;
+		if (s->resolve && s->resolve(s->resolve_arg, fid->handle,
+					     fid->len, fid->type, id))
+			place = FAN_INSIDE;
+		else	/* gone and unknown: nothing to cache */
+			return err == ESTALE ? FAN_GONE : FAN_UNKNOWN;
+	} else {
+		if (watch_fd_id(fd, id) < 0) {
+			close(fd);
+			return FAN_UNKNOWN;
+		}
+		place = fan_scope_walk(s, fd, id);
+		id->gen = rn_handle_gen(fid->type, fid->handle, fid->len);
+		if (place == FAN_UNKNOWN)
+			return place;
+	}
+	handle_cache_put(s->cache, fid->type, fid->handle, fid->len, id,
+			 place == FAN_INSIDE);
+	return place;
 }
 
 bool fan_scope_dir(struct fan_scope *s, const struct fan_fid *fid,
 		   struct rn_id *id)
 {
-	bool inside;
-	int fd;
+	return fan_scope_place(s, fid, id) == FAN_INSIDE;
+}
 
-	if (!fid->present)
-		return false;
-	if (handle_cache_get(s->cache, fid->type, fid->handle, fid->len, id,
-			     &inside))
-		return inside;
-	fd = fan_scope_open(s, fid);
-	if (fd >= 0) {
-		if (watch_fd_id(fd, id) < 0) {
-			close(fd);
-			return false;
-		}
-		id->gen = rn_handle_gen(fid->type, fid->handle, fid->len);
-		inside = fan_scope_walk(s, fd);
-	} else if (s->resolve && s->resolve(s->resolve_arg, fid->handle,
-					    fid->len, fid->type, id)) {
-		inside = true;
-	} else {
-		return false;	/* gone and unknown: nothing to cache */
+/*
+ * A move changes the side of the moved directory and of all below it
+ * only if it crosses the export's edge; moves on one side (a user's
+ * renames in their home directory), and moves of the export root or of
+ * its ancestors (the walk knows the root by identity), change nothing.
+ * A crossing move makes the answers of the side it left stale: those are
+ * dropped, all at once, as which of them lay below it is not known.
+ * Each side is taken as it is now, when the event is read: a side that
+ * changed since by another move is put right when that move is read, and
+ * once the last of them is read the cache agrees with the file system.
+ * A destination that is gone (and was never seen by the client) held the
+ * directory no longer: it moved on, which is another move to be read, or
+ * it was removed with all below it.
+ */
+void fan_scope_moved(struct fan_scope *s, enum fan_place from,
+		     enum fan_place to)
+{
+	switch (to) {
+	case FAN_INSIDE:
+	case FAN_OUTSIDE:
+		if (from != to)
+			handle_cache_forget(s->cache, to == FAN_OUTSIDE);
+		break;
+	case FAN_GONE:
+		break;
+	case FAN_UNKNOWN:
+		handle_cache_clear(s->cache);
+		break;
 	}
-	handle_cache_put(s->cache, fid->type, fid->handle, fid->len, id,
-			 inside);
-	return inside;
+}
+
+void fan_scope_lost(struct fan_scope *s)
+{
+	handle_cache_clear(s->cache);
 }
 
 bool fan_scope_obj(struct fan_scope *s, const struct fan_fid *fid,

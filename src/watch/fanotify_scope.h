@@ -13,11 +13,22 @@
 #include "fanotify_decode.h"
 #include "watch.h"
 
+/* Where a directory is, by its handle. */
+enum fan_place {
+	FAN_OUTSIDE,
+	FAN_INSIDE,
+	FAN_GONE,	/* removed, and the client never saw it */
+	FAN_UNKNOWN,	/* could not tell (out of fds, memory...) */
+};
+
+struct fan_scope_level;
+
 struct fan_scope {
 	int root_fd;		/* the export root, O_PATH (not owned) */
 	int mount_fd;		/* the same opened for reading: owned */
 	struct rn_id root;
 	struct handle_cache *cache;	/* directories */
+	struct fan_scope_level *chain;	/* a walk's uncached levels */
 	watch_resolve_fn resolve;
 	void *resolve_arg;
 	watch_held_fn held;		/* NULL: every object is opened */
@@ -30,6 +41,20 @@ void fan_scope_fini(struct fan_scope *s);
 /* True, with *id, if fid names a directory in the export (or its root). */
 bool fan_scope_dir(struct fan_scope *s, const struct fan_fid *fid,
 		   struct rn_id *id);
+
+/* The same, told apart from the cases where it is not known. */
+enum fan_place fan_scope_place(struct fan_scope *s, const struct fan_fid *fid,
+			       struct rn_id *id);
+
+/*
+ * A directory moved from a directory at from to one at to: drops the
+ * cached answers the move may have made stale (see fanotify_scope.c).
+ */
+void fan_scope_moved(struct fan_scope *s, enum fan_place from,
+		     enum fan_place to);
+
+/* Events were lost, renames among them maybe: every answer may be stale. */
+void fan_scope_lost(struct fan_scope *s);
 
 /*
  * Host id of any object's handle: (st_dev, st_ino) and the handle's own

@@ -180,11 +180,17 @@ static void fan_name_copy(char *dst, const char *name)
 static void fan_rename(struct fan_watch *w, const struct fan_record *rec,
 		       struct rn_event *ev)
 {
+	enum fan_place was, is;
 	enum rn_event_kind kind;
 	bool from, to;
 
-	from = fan_scope_dir(&w->scope, &rec->old, &ev->dir);
-	to = fan_scope_dir(&w->scope, &rec->new, &ev->dir2);
+	was = fan_scope_place(&w->scope, &rec->old, &ev->dir);
+	is = fan_scope_place(&w->scope, &rec->new, &ev->dir2);
+	/* Only a directory's move can change what is inside. */
+	if (ev->isdir)
+		fan_scope_moved(&w->scope, was, is);
+	from = was == FAN_INSIDE;
+	to = is == FAN_INSIDE;
 	if (!rec->old.name || !rec->new.name)
 		return;
 	kind = from && to ? RN_EV_MOVE : from ? RN_EV_DELETE : RN_EV_CREATE;
@@ -211,9 +217,6 @@ static void fan_rename(struct fan_watch *w, const struct fan_record *rec,
 		ev->moved = true;
 		fan_emit(w, ev, RN_EV_CREATE);
 	}
-	/* Everything below a moved directory may have changed sides. */
-	if (ev->isdir)
-		handle_cache_clear(w->scope.cache);
 }
 
 /*
@@ -275,6 +278,8 @@ static void fan_record_emit(struct fan_watch *w, const struct fan_record *rec)
 		return;
 	memset(&ev, 0, sizeof(ev));
 	if (rec->mask & FAN_Q_OVERFLOW) {
+		/* A lost directory move would leave stale answers. */
+		fan_scope_lost(&w->scope);
 		fan_emit(w, &ev, RN_EV_OVERFLOW);
 		return;
 	}

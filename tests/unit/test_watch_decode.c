@@ -518,7 +518,29 @@ static void test_cache(void)
 		h[0] = (unsigned char)i;
 		hits += handle_cache_get(c, 1, h, 8, &got, &inside);
 	}
-	CHECK("cache bounded (cleared when full)", hits > 0 && hits < 100);
+	CHECK("cache bounded (the older generation dropped when full)",
+	      hits > 0 && hits <= 16);
+	/* One in use all along stays, however many new ones come. */
+	h[0] = 200;
+	handle_cache_put(c, 1, h, 8, &id, true);
+	for (i = 0, hits = 0; i < 100; i++) {
+		h[0] = (unsigned char)i;
+		handle_cache_put(c, 1, h, 8, &id, false);
+		h[0] = 200;
+		hits += handle_cache_get(c, 1, h, 8, &got, &inside);
+	}
+	CHECK("cache keeps what is in use", hits == 100);
+	handle_cache_forget(c, false);
+	h[0] = 99;
+	CHECK("cache forget drops the answers of one side",
+	      !handle_cache_get(c, 1, h, 8, &got, &inside));
+	h[0] = 200;
+	CHECK("cache forget keeps the other side's",
+	      handle_cache_get(c, 1, h, 8, &got, &inside) && inside);
+	handle_cache_put(c, 1, h, 8, &id, false);
+	handle_cache_forget(c, false);
+	CHECK("cache: a newer answer replaces the older one",
+	      !handle_cache_get(c, 1, h, 8, &got, &inside));
 	handle_cache_clear(c);
 	CHECK("cache clear", !handle_cache_get(c, 1, h, 8, &got, &inside));
 	handle_cache_free(c);
