@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,18 +207,98 @@ static int cli_paths(struct cli_raw *raw, struct fuse_cmdline_opts *o,
 	return 0;
 }
 
-/* fsname shows BACKING in mount tables; default_permissions makes the
- * kernel check modes as on any local file system. */
+/* What the mount option group below must parse back to, besides fsname. */
+static const char *const cli_fixed_opts[] = {
+	"subtype=rnotifyfs", "default_permissions",
+};
+#define CLI_FIXED_OPTS (sizeof(cli_fixed_opts) / sizeof(cli_fixed_opts[0]))
+
+struct cli_reparse {
+	char *fsname;
+	unsigned int fixed;	/* cli_fixed_opts seen, one bit each */
+	bool other;		/* anything else: an injected option */
+};
+
+static int cli_reparse_opt(void *data, const char *arg, int key,
+			   struct fuse_args *outargs)
+{
+	struct cli_reparse *r = data;
+	size_t i;
+
+	for (i = 0; key == FUSE_OPT_KEY_OPT && i < CLI_FIXED_OPTS; i++) {
+		if (!strcmp(arg, cli_fixed_opts[i]) && !(r->fixed & 1U << i)) {
+			r->fixed |= 1U << i;
+			return 0;
+		}
+	}
+	r->other = true;
+	return 0;
+}
+
+/*
+ * Parses group as libfuse will (fuse_opt, the same parser): does it give
+ * our fixed options and fsname=backing, and nothing else?
+ */
+static bool cli_group_exact(const char *group, const char *backing)
+{
+	static const struct fuse_opt spec[] = {
+		{ "fsname=%s", offsetof(struct cli_reparse, fsname), 0 },
+		FUSE_OPT_END
+	};
+	char *argv[] = { "rnotifyfs", "-o", (char *)group, NULL };
+	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
+	struct cli_reparse r = { 0 };
+	bool exact;
+
+	exact = !fuse_opt_parse(&args, &r, spec, cli_reparse_opt) &&
+		!r.other && r.fixed == (1U << CLI_FIXED_OPTS) - 1 &&
+		r.fsname && !strcmp(r.fsname, backing);
+	free(r.fsname);
+	fuse_opt_free_args(&args);
+	return exact;
+}
+
+/*
+ * fsname shows BACKING in mount tables; default_permissions makes the
+ * kernel check modes as on any local file system. BACKING may hold any
+ * byte but NUL, and libfuse's option parser splits at ',' and takes '\'
+ * as an escape: unescaped, a backing directory named "a,allow_other"
+ * would mount with allow_other (issue #30). fuse_opt_add_opt_escaped()
+ * escapes both; the kernel then shows the source in /proc/self/mountinfo
+ * byte for byte, with its own octal escapes for space, tab, newline and
+ * '\'. The group is parsed back before use, so that a parser that
+ * unescaped differently refuses to mount instead of mounting with
+ * options nobody asked for.
+ */
 static int cli_mount_options(struct cli *cli)
 {
-	char *opt;
-	int ret;
+	char *group = NULL, *fsname = NULL, *opt = NULL;
+	size_t i;
+	int ret = -1;
 
-	if (asprintf(&opt, "-osubtype=rnotifyfs,default_permissions,fsname=%s",
-		     cli->backing) < 0)
-		return -1;
+	for (i = 0; i < CLI_FIXED_OPTS; i++)
+		if (fuse_opt_add_opt(&group, cli_fixed_opts[i]))
+			goto out;
+	if (asprintf(&fsname, "fsname=%s", cli->backing) < 0) {
+		fsname = NULL;
+		goto out;
+	}
+	if (fuse_opt_add_opt_escaped(&group, fsname))
+		goto out;
+	if (!cli_group_exact(group, cli->backing)) {
+		cli_error("%s: cannot be given to libfuse as the mount's name without changing it or its options; not mounted",
+			  cli->backing);
+		goto out;
+	}
+	if (asprintf(&opt, "-o%s", group) < 0) {
+		opt = NULL;
+		goto out;
+	}
 	ret = fuse_opt_add_arg(&cli->args, opt);
+out:
 	free(opt);
+	free(fsname);
+	free(group);
 	return ret;
 }
 
