@@ -2,15 +2,22 @@
 /*
  * Chained hash of watched directories by wd (ino_dirs.h). Invariants: a
  * wd appears at most once; parent links form a tree rooted at the export
- * root (a directory cannot be moved below itself), walks are still bounded
- * by INO_DIRS_MAX_DEPTH in case a stale entry made a loop.
+ * root (a directory cannot be moved below itself). Walks along them are
+ * loops on the heap, never recursion: a client can make a tree as deep as
+ * it likes, and a stack frame per level ended the server with SIGSEGV at
+ * 2,000 levels (issue #30). They are still bounded by the number of
+ * entries, in case a stale entry made a loop.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "ino_dirs.h"
-
-#define INO_DIRS_MAX_DEPTH 4096
 
 static struct ino_dir **ino_dirs_head(const struct ino_dirs *d, int wd)
 {
@@ -31,6 +38,7 @@ void ino_dirs_free(struct ino_dirs *d)
 		}
 		d->bucket[i] = NULL;
 	}
+	d->count = 0;
 }
 
 struct ino_dir *ino_dirs_find(const struct ino_dirs *d, int wd)
@@ -60,6 +68,7 @@ int ino_dirs_set(struct ino_dirs *d, int wd, int parent_wd,
 		e->wd = wd;
 		e->next = *ino_dirs_head(d, wd);
 		*ino_dirs_head(d, wd) = e;
+		d->count++;
 	}
 	free(e->name);
 	e->name = copy;
@@ -92,59 +101,176 @@ void ino_dirs_remove(struct ino_dirs *d, int wd)
 			*pp = e->next;
 			free(e->name);
 			free(e);
+			d->count--;
 			return;
 		}
 	}
 }
 
-bool ino_dirs_path(const struct ino_dirs *d, int wd, char *buf, size_t size)
+char *ino_dirs_path(const struct ino_dirs *d, int wd)
 {
-	const struct ino_dir *e = ino_dirs_find(d, wd);
-	size_t pos = size - 1, n;
-	int depth;
+	const struct ino_dir *e = ino_dirs_find(d, wd), *top = e;
+	size_t len = 0, steps = 0, n;
+	char *buf, *p;
 
-	if (!e || size < 2)
-		return false;
-	buf[pos] = '\0';
-	for (depth = 0; e && e->parent_wd >= 0; depth++) {
-		n = strlen(e->name);
-		if (depth >= INO_DIRS_MAX_DEPTH || n + 1 > pos)
-			return false;
-		pos -= n;
-		memcpy(buf + pos, e->name, n);
-		buf[--pos] = '/';
-		e = ino_dirs_find(d, e->parent_wd);
+	/* Measure, then fill from the end. */
+	for (; e && e->parent_wd >= 0; e = ino_dirs_find(d, e->parent_wd)) {
+		if (++steps > d->count)
+			return NULL;	/* a loop: a stale entry */
+		len += strlen(e->name) + 1;
 	}
 	if (!e)
-		return false;	/* detached from the root */
-	if (pos == size - 1) {
-		strcpy(buf, ".");
-		return true;
+		return NULL;		/* detached from the root */
+	if (!len)
+		return strdup(".");
+	buf = malloc(len);
+	if (!buf)
+		return NULL;
+	p = buf + len - 1;
+	*p = '\0';
+	for (e = top; e->parent_wd >= 0; e = ino_dirs_find(d, e->parent_wd)) {
+		n = strlen(e->name);
+		p -= n;
+		memcpy(p, e->name, n);
+		if (p > buf)
+			*--p = '/';
 	}
-	memmove(buf, buf + pos + 1, size - pos - 1);
-	return true;
+	return buf;
 }
 
-static void ino_dirs_below(const struct ino_dirs *d, int wd, int depth,
-			   void (*fn)(void *arg, int wd), void *arg)
+static int ino_dirs_open_beneath(int dfd, const char *path)
 {
-	struct ino_dir *e;
-	size_t i;
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+	};
 
-	if (depth >= INO_DIRS_MAX_DEPTH)
-		return;
-	for (i = 0; i < INO_DIRS_BUCKETS; i++) {
-		for (e = d->bucket[i]; e; e = e->next) {
-			if (e->parent_wd != wd || e->wd == wd)
-				continue;
-			ino_dirs_below(d, e->wd, depth + 1, fn, arg);
-			fn(arg, e->wd);
+	return (int)syscall(SYS_openat2, dfd, path, &how, sizeof(how));
+}
+
+/*
+ * Each piece is resolved beneath the directory the previous one opened,
+ * which is beneath root_fd: the whole walk stays beneath it too.
+ */
+int ino_dirs_open_path(int root_fd, const char *path)
+{
+	char *copy = NULL, *rest, *cut;
+	int fd, next, err;
+
+	if (strlen(path) < PATH_MAX)
+		return ino_dirs_open_beneath(root_fd, path);
+	copy = strdup(path);
+	if (!copy)
+		return -1;
+	fd = root_fd;
+	for (rest = copy; strlen(rest) >= PATH_MAX; rest = cut + 1) {
+		cut = memrchr(rest, '/', PATH_MAX - 1);
+		if (!cut || cut == rest) {
+			errno = ENAMETOOLONG;	/* no component is */
+			next = -1;
+		} else {
+			*cut = '\0';
+			next = ino_dirs_open_beneath(fd, rest);
 		}
+		err = errno;
+		if (fd != root_fd)
+			close(fd);
+		if (next < 0) {
+			free(copy);
+			errno = err;
+			return -1;
+		}
+		fd = next;
 	}
+	next = ino_dirs_open_beneath(fd, rest);
+	err = errno;
+	close(fd);
+	free(copy);
+	errno = err;
+	return next;
 }
 
-void ino_dirs_each_below(const struct ino_dirs *d, int wd,
-			 void (*fn)(void *arg, int wd), void *arg)
+int ino_dirs_open(const struct ino_dirs *d, int root_fd, int wd)
 {
-	ino_dirs_below(d, wd, 0, fn, arg);
+	char *path = ino_dirs_path(d, wd);
+	int fd;
+
+	if (!path) {
+		errno = ENOENT;
+		return -1;
+	}
+	fd = ino_dirs_open_path(root_fd, path);
+	free(path);
+	return fd;
+}
+
+/* A child link, for finding a directory's children by binary search. */
+struct ino_link {
+	int parent_wd;
+	int wd;
+};
+
+static int ino_link_cmp(const void *a, const void *b)
+{
+	const struct ino_link *x = a, *y = b;
+
+	return (x->parent_wd > y->parent_wd) - (x->parent_wd < y->parent_wd);
+}
+
+/* Index of the first link whose parent is parent_wd, or n. */
+static size_t ino_links_first(const struct ino_link *l, size_t n,
+			      int parent_wd)
+{
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (l[mid].parent_wd < parent_wd)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * All links sorted by parent, then a breadth-first walk from wd whose
+ * queue is wds[]: each wd is queued once (the parent links form a tree;
+ * the count bounds it should a stale entry make a loop).
+ */
+int ino_dirs_each_below(const struct ino_dirs *d, int wd,
+			void (*fn)(void *arg, int wd), void *arg)
+{
+	struct ino_link *links;
+	struct ino_dir *e;
+	size_t n = 0, head = 0, tail = 0, i;
+	int *wds;
+
+	links = malloc((d->count + 1) * sizeof(*links));
+	wds = malloc((d->count + 1) * sizeof(*wds));
+	if (!links || !wds) {
+		free(links);
+		free(wds);
+		return -1;
+	}
+	for (i = 0; i < INO_DIRS_BUCKETS; i++)
+		for (e = d->bucket[i]; e; e = e->next)
+			if (e->wd != e->parent_wd)
+				links[n++] = (struct ino_link){ e->parent_wd,
+								e->wd };
+	qsort(links, n, sizeof(*links), ino_link_cmp);
+	wds[tail++] = wd;
+	while (head < tail) {
+		int parent = wds[head++];
+
+		for (i = ino_links_first(links, n, parent);
+		     i < n && links[i].parent_wd == parent && tail <= n; i++)
+			wds[tail++] = links[i].wd;
+	}
+	for (i = 1; i < tail; i++)
+		fn(arg, wds[i]);
+	free(links);
+	free(wds);
+	return 0;
 }

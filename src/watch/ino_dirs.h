@@ -26,6 +26,7 @@ struct ino_dir {
 
 struct ino_dirs {
 	struct ino_dir *bucket[INO_DIRS_BUCKETS];
+	size_t count;		/* entries: no parent chain is longer */
 };
 
 void ino_dirs_free(struct ino_dirs *d);
@@ -37,14 +38,30 @@ struct ino_dir *ino_dirs_find(const struct ino_dirs *d, int wd);
 struct ino_dir *ino_dirs_child(const struct ino_dirs *d, int parent_wd,
 			       const char *name);
 void ino_dirs_remove(struct ino_dirs *d, int wd);
-/* "a/b/c" relative to the export root ("." for the root); false if long. */
-bool ino_dirs_path(const struct ino_dirs *d, int wd, char *buf, size_t size);
+/*
+ * "a/b/c" relative to the export root ("." for the root), malloc()ed and
+ * as long as the tree is deep (PATH_MAX does not bound it); NULL if wd is
+ * unknown or detached from the root, or on ENOMEM.
+ */
+char *ino_dirs_path(const struct ino_dirs *d, int wd);
 
 /*
- * Calls fn for every descendant of wd (not wd itself). fn must not add or
- * remove entries.
+ * Opens the directory wd as O_PATH from root_fd, never leaving it nor
+ * following a symlink (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+ * RESOLVE_NO_XDEV), however deep: a path longer than PATH_MAX is walked
+ * in pieces, each from the directory the last one opened. An fd, or -1
+ * with errno.
  */
-void ino_dirs_each_below(const struct ino_dirs *d, int wd,
-			 void (*fn)(void *arg, int wd), void *arg);
+int ino_dirs_open(const struct ino_dirs *d, int root_fd, int wd);
+/* The same for a path below root_fd of any length. */
+int ino_dirs_open_path(int root_fd, const char *path);
+
+/*
+ * Calls fn for every descendant of wd (not wd itself), in no particular
+ * order. Iterative, on the heap: a tree of any depth. fn must not add or
+ * remove entries. -1 on ENOMEM (then fn was called for none).
+ */
+int ino_dirs_each_below(const struct ino_dirs *d, int wd,
+			void (*fn)(void *arg, int wd), void *arg);
 
 #endif

@@ -33,7 +33,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fuse_log.h>
-#include <linux/openat2.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -41,7 +40,6 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "ino_dirs.h"
@@ -86,19 +84,8 @@ struct ino_watch {
 	char buf[INO_BUF] __attribute__((aligned(8)));
 };
 
-static int ino_add_dir(struct ino_watch *w, int parent_wd, const char *rel,
-		       const char *name, bool report);
-
-static int ino_open_rel(struct ino_watch *w, const char *rel)
-{
-	struct open_how how = {
-		.flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
-			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
-	};
-
-	return (int)syscall(SYS_openat2, w->root_fd, rel, &how, sizeof(how));
-}
+static int ino_add_tree(struct ino_watch *w, int parent_wd, const char *name,
+			bool report);
 
 static void ino_emit(struct ino_watch *w, struct rn_event *ev,
 		     enum rn_event_kind kind)
@@ -155,26 +142,53 @@ static bool ino_scanned_consume(struct ino_watch *w, int wd, const char *name)
 	return false;
 }
 
-/* rel + "/" + name, or name under the root; NULL if too long. */
-static char *ino_join(const char *rel, const char *name)
-{
-	char *p;
+/*
+ * Directories found by a scan and not yet watched: (parent wd, name), on
+ * the heap. The walk below is a loop over this stack, not recursion: a
+ * client can build a tree of any depth through the mount, and a frame of
+ * some 4.5 KB per level overflowed the stack at 2,000 levels (issue #30).
+ */
+struct ino_todo {
+	int parent_wd;
+	char *name;
+};
 
-	if (strcmp(rel, ".") == 0)
-		return strdup(name);
-	if (asprintf(&p, "%s/%s", rel, name) < 0)
-		return NULL;
-	return p;
+struct ino_todos {
+	struct ino_todo *v;
+	size_t n, cap;
+};
+
+static int ino_todo_push(struct ino_todos *t, int parent_wd, const char *name)
+{
+	struct ino_todo *v;
+	char *copy = strdup(name);
+	size_t cap;
+
+	if (!copy)
+		return -1;
+	if (t->n == t->cap) {
+		cap = t->cap ? t->cap * 2 : 16;
+		v = realloc(t->v, cap * sizeof(*v));
+		if (!v) {
+			free(copy);
+			return -1;
+		}
+		t->v = v;
+		t->cap = cap;
+	}
+	t->v[t->n].parent_wd = parent_wd;
+	t->v[t->n].name = copy;
+	t->n++;
+	return 0;
 }
 
-/* One entry found in a new directory: report it, descend into dirs. */
+/* One entry found in a new directory: report it, queue dirs. */
 static void ino_scan_entry(struct ino_watch *w, int dfd, int wd,
-			   const struct rn_id *dir, const char *rel,
-			   const char *name, bool report)
+			   const struct rn_id *dir, const char *name,
+			   bool report, struct ino_todos *todo)
 {
 	struct rn_event ev;
 	struct stat st;
-	char *sub;
 
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return;		/* already gone again: its DELETE is queued */
@@ -190,16 +204,15 @@ static void ino_scan_entry(struct ino_watch *w, int dfd, int wd,
 		if (!ino_own(w, dir, name, RN_EV_CREATE))
 			ino_emit(w, &ev, RN_EV_CREATE);
 	}
-	if (!S_ISDIR(st.st_mode))
-		return;
-	sub = ino_join(rel, name);
-	if (sub)
-		ino_add_dir(w, wd, sub, name, report);
-	free(sub);
+	if (S_ISDIR(st.st_mode) && ino_todo_push(todo, wd, name) < 0)
+		fuse_log(FUSE_LOG_ERR,
+			 "rnotify: watch: out of memory: new directory %s not watched\n",
+			 name);
 }
 
 static void ino_scan(struct ino_watch *w, int fd, int wd,
-		     const struct rn_id *dir, const char *rel, bool report)
+		     const struct rn_id *dir, bool report,
+		     struct ino_todos *todo)
 {
 	struct dirent *de;
 	DIR *d;
@@ -217,44 +230,119 @@ static void ino_scan(struct ino_watch *w, int fd, int wd,
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
-		ino_scan_entry(w, dirfd(d), wd, dir, rel, de->d_name, report);
+		ino_scan_entry(w, dirfd(d), wd, dir, de->d_name, report, todo);
 	}
 	closedir(d);
 }
 
 /*
- * Watches the directory at rel (named name in parent_wd) and everything
- * below it; report: emit CREATE for what is found there. Returns the wd.
+ * Opens name in parent_wd (the export root for -1) as O_PATH: from
+ * held_fd, the last directory watched, when that is the parent (so a
+ * chain goes down one level per step), else by its path from the root.
  */
-static int ino_add_dir(struct ino_watch *w, int parent_wd, const char *rel,
-		       const char *name, bool report)
+static int ino_open_child(struct ino_watch *w, int parent_wd,
+			  const char *name, int held_wd, int held_fd)
 {
-	char proc[64], what[PATH_MAX + 32];
-	struct rn_id id;
-	int fd, wd = -1;
+	int pfd, fd, err;
 
-	fd = ino_open_rel(w, rel);
-	if (fd < 0)
-		return -1;	/* gone, or a symlink now: nothing to watch */
+	if (parent_wd < 0)
+		return ino_dirs_open_path(w->root_fd, ".");
+	if (parent_wd == held_wd)
+		return ino_dirs_open_path(held_fd, name);
+	pfd = ino_dirs_open(&w->dirs, w->root_fd, parent_wd);
+	if (pfd < 0)
+		return -1;
+	fd = ino_dirs_open_path(pfd, name);
+	err = errno;
+	close(pfd);
+	errno = err;
+	return fd;
+}
+
+/* Watches the directory open as fd, named name in parent_wd: its wd. */
+static int ino_watch_dir(struct ino_watch *w, int fd, int parent_wd,
+			 const char *name, struct rn_id *id)
+{
+	char proc[64], *rel, *what;
+	int wd, err;
+
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	if (watch_fd_id(fd, &id) < 0)
-		goto out;
-	id.gen = watch_name_gen(fd, "");
+	if (watch_fd_id(fd, id) < 0)
+		return -1;
+	id->gen = watch_name_gen(fd, "");
 	wd = inotify_add_watch(w->fd, proc, INO_MASK);
 	if (wd < 0) {
-		snprintf(what, sizeof(what), "inotify watch on %s", rel);
-		watch_say_error(what, WATCH_CALL_INOTIFY_ADD, errno, "");
-		goto out;
+		err = errno;
+		rel = parent_wd < 0 ? NULL : ino_dirs_path(&w->dirs, parent_wd);
+		if (asprintf(&what, "inotify watch on %s/%s",
+			     rel ? rel : ".", name) < 0)
+			what = NULL;
+		watch_say_error(what ? what : "inotify watch",
+				WATCH_CALL_INOTIFY_ADD, err, "");
+		free(what);
+		free(rel);
+		errno = err;
+		return -1;
 	}
-	if (ino_dirs_set(&w->dirs, wd, parent_wd, &id, name) < 0) {
+	if (ino_dirs_set(&w->dirs, wd, parent_wd, id, name) < 0) {
 		inotify_rm_watch(w->fd, wd);
-		wd = -1;
-		goto out;
+		errno = ENOMEM;
+		return -1;
 	}
-	ino_scan(w, fd, wd, &id, rel, report);
-out:
-	close(fd);
 	return wd;
+}
+
+/*
+ * Watches the directory name in parent_wd ("" in -1: the export root)
+ * and everything below it; report: emit CREATE for what is found there.
+ * Returns the top's wd, or -1 with errno.
+ *
+ * Depth first, from a stack on the heap, with at most four fds open
+ * whatever the depth (the last directory watched, the one being opened,
+ * its parent if that had to be opened again, and a read fd while its
+ * entries are read): a directory whose parent is not the last one
+ * watched is opened again from the root, by a path of any length. A
+ * directory that cannot be opened (gone, a symlink now) or watched is
+ * skipped with its subtree.
+ */
+static int ino_add_tree(struct ino_watch *w, int parent_wd, const char *name,
+			bool report)
+{
+	struct ino_todos todo = { 0 };
+	int held_fd = -1, held_wd = -1, top_wd = -1, fd, wd, err = 0;
+	bool top = true;
+	struct ino_todo t;
+	struct rn_id id;
+
+	if (ino_todo_push(&todo, parent_wd, name) < 0)
+		return -1;
+	while (todo.n) {
+		t = todo.v[--todo.n];
+		fd = ino_open_child(w, t.parent_wd, t.name, held_wd, held_fd);
+		wd = fd < 0 ? -1 : ino_watch_dir(w, fd, t.parent_wd, t.name,
+						 &id);
+		if (top) {
+			top_wd = wd;
+			err = errno;
+			top = false;
+		}
+		free(t.name);
+		if (wd < 0) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		ino_scan(w, fd, wd, &id, report, &todo);
+		if (held_fd >= 0)
+			close(held_fd);
+		held_fd = fd;
+		held_wd = wd;
+	}
+	if (held_fd >= 0)
+		close(held_fd);
+	free(todo.v);
+	errno = err;
+	return top_wd;
 }
 
 /*
@@ -264,13 +352,10 @@ out:
 static void ino_obj(struct ino_watch *w, int wd, const char *name,
 		    struct rn_id *obj, struct own_stamp *now)
 {
-	char rel[PATH_MAX];
 	struct stat st;
 	int fd;
 
-	if (!ino_dirs_path(&w->dirs, wd, rel, sizeof(rel)))
-		return;
-	fd = ino_open_rel(w, rel);
+	fd = ino_dirs_open(&w->dirs, w->root_fd, wd);
 	if (fd < 0)
 		return;
 	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
@@ -287,15 +372,7 @@ static void ino_obj(struct ino_watch *w, int wd, const char *name,
 static void ino_dir_arrived(struct ino_watch *w, int wd, const char *name,
 			    bool report)
 {
-	char rel[PATH_MAX];
-	char *sub;
-
-	if (!ino_dirs_path(&w->dirs, wd, rel, sizeof(rel)))
-		return;
-	sub = ino_join(rel, name);
-	if (sub)
-		ino_add_dir(w, wd, sub, name, report);
-	free(sub);
+	ino_add_tree(w, wd, name, report);
 }
 
 static void ino_forget_one(void *arg, int wd)
@@ -315,7 +392,9 @@ static void ino_dir_left(struct ino_watch *w, int wd, const char *name)
 
 	if (!d)
 		return;
-	ino_dirs_each_below(&w->dirs, d->wd, ino_forget_one, w);
+	if (ino_dirs_each_below(&w->dirs, d->wd, ino_forget_one, w) < 0)
+		fuse_log(FUSE_LOG_ERR,
+			 "rnotify: watch: out of memory: a directory moved out of the export stays watched below its top\n");
 	ino_forget_one(w, d->wd);
 }
 
@@ -550,7 +629,7 @@ struct ino_watch *ino_watch_open(const struct watch_config *cfg)
 	w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (w->fd < 0)
 		goto fail;
-	w->root_wd = ino_add_dir(w, -1, ".", "", false);
+	w->root_wd = ino_add_tree(w, -1, "", false);
 	if (w->root_wd < 0) {
 		err = errno;
 		ino_watch_close(w);
