@@ -4,9 +4,8 @@
  * wd appears at most once; parent links form a tree rooted at the export
  * root (a directory cannot be moved below itself). Walks along them are
  * loops on the heap, never recursion: a client can make a tree as deep as
- * it likes, and a stack frame per level ended the server with SIGSEGV at
- * 2,000 levels (issue #30). They are still bounded by the number of
- * entries, in case a stale entry made a loop.
+ * it likes through the mount (issue #30). They are still bounded by the
+ * number of entries, in case a stale entry made a loop.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -7,10 +7,11 @@
  * out of the export is marked gone (with its subtree) and its watches
  * removed; its entries go when IN_IGNORED arrives. Directories are opened
  * with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) from the export
- * root and watched through /proc/self/fd/N, so no symlink is ever
- * followed out of the export (IN_DONT_FOLLOW cannot be used: it would
- * watch the /proc magic link itself; the openat2 flags give the same
- * guarantee for every component, not only the last).
+ * root (or from a directory so opened: ino_dirs_open()) and watched
+ * through /proc/self/fd/N, so no symlink is ever followed out of the
+ * export (IN_DONT_FOLLOW cannot be used: it would watch the /proc magic
+ * link itself; the openat2 flags give the same guarantee for every
+ * component, not only the last).
  *
  * New directories: entries that arrived before the watch did are found
  * by a scan and reported as CREATE. Names so reported are remembered in
@@ -84,9 +85,6 @@ struct ino_watch {
 	char buf[INO_BUF] __attribute__((aligned(8)));
 };
 
-static int ino_add_tree(struct ino_watch *w, int parent_wd, const char *name,
-			bool report);
-
 static void ino_emit(struct ino_watch *w, struct rn_event *ev,
 		     enum rn_event_kind kind)
 {
@@ -145,8 +143,8 @@ static bool ino_scanned_consume(struct ino_watch *w, int wd, const char *name)
 /*
  * Directories found by a scan and not yet watched: (parent wd, name), on
  * the heap. The walk below is a loop over this stack, not recursion: a
- * client can build a tree of any depth through the mount, and a frame of
- * some 4.5 KB per level overflowed the stack at 2,000 levels (issue #30).
+ * client can build a tree of any depth through the mount, and a stack
+ * frame per level ran out of stack at every start after that (#30).
  */
 struct ino_todo {
 	int parent_wd;
