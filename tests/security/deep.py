@@ -16,6 +16,7 @@ own:
   moved_in  outside the export, then renamed into BACKING
   remote    by a host process in BACKING while the server runs
   local     by a client through the mount (mkdirat from a dir fd)
+            (remote and local: then the server is restarted on it)
   long      as start, with paths below BACKING twice PATH_MAX long
   fds       as start, with the server limited to 64 fds (RLIMIT_NOFILE):
             a walk that held fds per level left the deep part unwatched
@@ -255,6 +256,17 @@ def checks(chk, label, m, way, top, depth, outside):
     finally:
         ino.close()
     events_in_tree(chk, label, m, top, depth)
+    if way in ("remote", "local"):
+        # What the audit saw: such a tree killed the server at every
+        # start after it was made.
+        chk.ok(f"{label}/server_stops_once", m.stop(),
+               "no exit 0 on SIGTERM")
+        rnfix.unmount(m.mnt)
+        if not chk.ok(f"{label}/server_restarts", m.start(timeout=60),
+                      f"exit status {m.proc.poll()}: "
+                      f"{m.server_log()[-300:]}"):
+            return
+        events_in_tree(chk, f"{label}/restarted", m, top, depth)
     how = {"start": "host_rm", "moved_in": "moved_out",
            "remote": "client_rm", "local": "host_rm",
            "long": "client_rm", "fds": "host_rm"}[way]
