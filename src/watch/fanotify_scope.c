@@ -213,12 +213,15 @@ static bool fan_scope_handle(int fd, struct fan_scope_level *lv)
  * Walks up from fd (consumed), the directory of id, until the export
  * root, the top of its mount or a directory the cache has placed, and
  * caches the levels passed (the nearest FAN_SCOPE_CHAIN) with the answer.
- * FAN_UNKNOWN if a level could not be opened.
+ * FAN_UNKNOWN if a level could not be opened. A directory deeper than
+ * the bound is taken as outside, and *placed is false: neither it nor
+ * the levels passed are cached, as those nearer a cached directory or
+ * the root may well be inside.
  */
 static enum fan_place fan_scope_walk(struct fan_scope *s, int fd,
-				     const struct rn_id *id)
+				     const struct rn_id *id, bool *placed)
 {
-	enum fan_place place = FAN_OUTSIDE;	/* deeper than the bound */
+	enum fan_place place = FAN_OUTSIDE;
 	struct fan_scope_level *lv, spare;
 	struct rn_id cur = *id, up;
 	size_t depth, n = 0;
@@ -258,7 +261,8 @@ static enum fan_place fan_scope_walk(struct fan_scope *s, int fd,
 	}
 	if (fd >= 0)
 		close(fd);
-	if (place == FAN_UNKNOWN)
+	*placed = depth < FAN_SCOPE_MAX_DEPTH;
+	if (place == FAN_UNKNOWN || !*placed)
 		return place;
 	/* The nearest last: they are the ones the next walk will meet. */
 	while (n--) {
@@ -273,7 +277,7 @@ enum fan_place fan_scope_place(struct fan_scope *s, const struct fan_fid *fid,
 			       struct rn_id *id)
 {
 	enum fan_place place;
-	bool inside;
+	bool inside, placed;
 	int fd, err;
 
 	if (!fid->present)
@@ -294,9 +298,9 @@ enum fan_place fan_scope_place(struct fan_scope *s, const struct fan_fid *fid,
 			close(fd);
 			return FAN_UNKNOWN;
 		}
-		place = fan_scope_walk(s, fd, id);
+		place = fan_scope_walk(s, fd, id, &placed);
 		id->gen = rn_handle_gen(fid->type, fid->handle, fid->len);
-		if (place == FAN_UNKNOWN)
+		if (place == FAN_UNKNOWN || !placed)
 			return place;
 	}
 	handle_cache_put(s->cache, fid->type, fid->handle, fid->len, id,
