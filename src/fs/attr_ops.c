@@ -119,6 +119,45 @@ static int set_attrs(struct fs_inode *in, const struct stat *attr, int valid,
 	return 0;
 }
 
+/*
+ * A mode change that only drops set-user-ID or set-group-ID bits. The
+ * kernel sends one before a write, truncate or chown by any user allowed
+ * to make those (file_remove_privs()), who need not own the file; it
+ * gives nobody a right, so the server makes it with its own.
+ */
+static bool only_drops_privs(struct fs_inode *in, const struct stat *attr,
+			     int valid)
+{
+	const mode_t privs = S_ISUID | S_ISGID;
+	struct stat st;
+
+	if (!(valid & FUSE_SET_ATTR_MODE) || fs_table_stat(in, &st))
+		return false;
+	return ((attr->st_mode ^ st.st_mode) & 07777 & ~privs) == 0 &&
+	       !(attr->st_mode & privs & ~st.st_mode);
+}
+
+/* The changes asked for: the caller's, but a drop of privileges (above). */
+static int change_attrs(fuse_req_t req, struct fs_inode *in,
+			const struct stat *attr, int valid,
+			struct fuse_file_info *fi)
+{
+	struct fs_caller who;
+	int err;
+
+	if (only_drops_privs(in, attr, valid)) {
+		if (set_mode(in, attr->st_mode, fi))
+			return -errno;
+		valid &= ~FUSE_SET_ATTR_MODE;
+	}
+	err = fs_caller_enter(req, fs_of(req)->as_root, &who);
+	if (err)
+		return err;
+	err = set_attrs(in, attr, valid, fi);
+	fs_caller_leave(&who);
+	return err;
+}
+
 void fs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		   int valid, struct fuse_file_info *fi)
 {
@@ -139,14 +178,8 @@ void fs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	if (!err && a.verdict != FS_GATE_ANSWER) {
 		struct fs_change c;
 
-		struct fs_caller who;
-
 		fs_change_begin(fs, &c, in, "");
-		err = fs_caller_enter(req, fs->as_root, &who);
-		if (!err) {
-			err = set_attrs(in, attr, valid, fi);
-			fs_caller_leave(&who);
-		}
+		err = change_attrs(req, in, attr, valid, fi);
 		fs_change_end(fs, &c);
 	}
 	if (err)

@@ -159,6 +159,7 @@ def build_tree(root):
     mkfile("acl_dir/inside", 0o644)
     mkfile("open/evefile", 0o644, *ids("rnsec-eve")[:2])
     mkfile("suid", 0o4775, host.pw_uid, team)
+    mkfile("suid_w", 0o6775, host.pw_uid, team)
 
 
 def op_read(root, rel):
@@ -228,6 +229,12 @@ def op_setfacl(root, rel):
     return describe(os.path.join(root, rel))
 
 
+def op_append(root, rel):
+    with open(os.path.join(root, rel), "ab") as f:
+        f.write(b"more\n")
+    return describe(os.path.join(root, rel))
+
+
 def op_list(root, rel):
     return {"names": sorted(os.listdir(os.path.join(root, rel)))}
 
@@ -289,6 +296,9 @@ TABLE = [
      ("open/evefile",)),
     ("user_xattr_owner", "rnsec-eve", 0o022, op_user_xattr,
      ("open/evefile",)),
+    ("suid_write_clears", "rnsec-eve", 0o022, op_append, ("suid_w",)),
+    ("suid_chmod_not_owner", "rnsec-eve", 0o022, op_chmod,
+     ("suid_w", 0o777)),
     ("suid_chown_clears", "rnsec-host", 0o022, op_chown,
      ("suid", None, "rnsec-host")),
 ]
