@@ -110,6 +110,19 @@ def reap(pids, bound):
     return out
 
 
+def read_all(fd):
+    """Everything read from fd until end of file (a pipe's writers all
+    closed); fd is closed."""
+    out = b""
+    while True:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        out += chunk
+    os.close(fd)
+    return out
+
+
 def wait_until(cond, timeout, step=0.01):
     """Polls cond() until it is true or timeout seconds passed."""
     end = time.monotonic() + timeout

@@ -145,12 +145,7 @@ def main():
     codes = [os.waitstatus_to_exitcode(os.waitpid(p, 0)[1]) for p in pids]
     chk.ok("actors_ran", codes == [0] * len(pids), f"exit codes {codes}")
     os.close(wfd)
-    out = b""
-    while True:
-        chunk = os.read(rfd, 4096)
-        if not chunk:
-            break
-        out += chunk
+    out = rnfix.read_all(rfd)
     results = [(ln + " ").split(" ", 6) for ln in out.decode().splitlines()]
     ops = sum(int(r[0]) for r in results)
     secret = sum(int(r[1]) for r in results)

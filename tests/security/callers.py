@@ -90,13 +90,7 @@ def as_user(user, fn, *args, umask=0o022):
         os.write(w, json.dumps(out).encode())
         os._exit(0)
     os.close(w)
-    data = b""
-    while True:
-        chunk = os.read(r, 65536)
-        if not chunk:
-            break
-        data += chunk
-    os.close(r)
+    data = rnfix.read_all(r)
     os.waitpid(pid, 0)
     return json.loads(data or b"null")
 
