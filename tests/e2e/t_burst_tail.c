@@ -57,47 +57,46 @@ static int tail_write(void *arg)
 	return 0;
 }
 
-/* 0 none, 1 created, 2 deleted; per writer and file. */
-static unsigned char state[WRITERS_MAX][FILES_MAX];
-
-/* Counts ev into state; NULL if it fits, else why. */
-static const char *tail_count(const struct e2e_ev *ev, int writers,
+/*
+ * NULL if got holds exactly one CREATE and then one DELETE of each of
+ * the writers' names, else why.
+ */
+static const char *tail_judge(const struct e2e_evlist *got, int writers,
 			      int files, char *why, size_t len)
 {
-	int w, i;
+	/* 0 none, 1 created, 2 deleted; per writer and file. */
+	static unsigned char state[WRITERS_MAX][FILES_MAX];
+	const struct e2e_ev *ev;
+	int w, i, k, missing = 0;
 
-	if (sscanf(ev->name, "w%d_%d", &w, &i) != 2 || w < 0 ||
-	    w >= writers || i < 0 || i >= files) {
-		snprintf(why, len, "unexpected event %s", ev->text);
-		return why;
+	memset(state, 0, sizeof(state));
+	for (k = 0; k < got->n; k++) {
+		ev = &got->ev[k];
+		if (sscanf(ev->name, "w%d_%d", &w, &i) != 2 || w < 0 ||
+		    w >= writers || i < 0 || i >= files) {
+			snprintf(why, len, "unexpected event %d: %s", k,
+				 ev->text);
+			return why;
+		}
+		if (ev->mask == IN_CREATE && state[w][i] == 0) {
+			state[w][i] = 1;
+		} else if (ev->mask == IN_DELETE && state[w][i] == 1) {
+			state[w][i] = 2;
+		} else {
+			snprintf(why, len, "event %d out of place: %s", k,
+				 ev->text);
+			return why;
+		}
 	}
-	if (ev->mask == IN_CREATE && state[w][i] == 0) {
-		state[w][i] = 1;
-	} else if (ev->mask == IN_DELETE && state[w][i] == 1) {
-		state[w][i] = 2;
-	} else {
-		snprintf(why, len, "event out of place: %s", ev->text);
-		return why;
-	}
-	return NULL;
-}
-
-/* How many names are incomplete, and the first one, into why. */
-static const char *tail_missing(int writers, int files, int got, char *why,
-			 size_t len)
-{
-	int w, i, missing = 0, first_w = -1, first_i = -1;
-
 	for (w = 0; w < writers; w++)
 		for (i = 0; i < files; i++)
-			if (state[w][i] != 2 && !missing++) {
-				first_w = w;
-				first_i = i;
-			}
-	snprintf(why, len,
-		 "%d of %d events within %d ms of the last writer's exit; %d names incomplete, first w%d_%04d (%s missing)",
-		 got, 2 * writers * files, TAIL_WAIT_MS, missing, first_w,
-		 first_i, state[first_w][first_i] ? "DELETE" : "CREATE");
+			if (state[w][i] != 2 && !missing++)
+				snprintf(why, len, "w%d_%04d: %s missing", w,
+					 i, state[w][i] ? "DELETE" : "CREATE");
+	if (!missing)
+		return NULL;
+	snprintf(why + strlen(why), len - strlen(why),
+		 ", %d names incomplete", missing);
 	return why;
 }
 
@@ -106,16 +105,16 @@ static void run(const char *dir, int writers, int files)
 	struct e2e_op mk[] = { OP_MKDIR(dir), OP_END };
 	struct tail_writer w[WRITERS_MAX];
 	pid_t pid[WRITERS_MAX];
-	char check[64], why[E2E_EV_TEXT + 160];
-	const char *bad = NULL;
+	char check[64], why[E2E_EV_TEXT + 64];
+	struct e2e_evlist got = { 0 };
+	const char *bad;
 	struct e2e_reader *r;
-	struct e2e_ev ev;
-	int i, got = 0, want = 2 * writers * files, failed = 0, rc = 1;
-	long end, left, last;
+	struct e2e_ev extra;
+	int i, failed = 0, want = 2 * writers * files;
+	long t0;
 
 	snprintf(check, sizeof(check), "burst_tail/%s_%dx%d", dir, writers,
 		 files);
-	memset(state, 0, sizeof(state));
 	if (e2e_remote("", mk)) {
 		e2e_fail(check, "remote mkdir failed");
 		return;
@@ -136,32 +135,26 @@ static void run(const char *dir, int writers, int files)
 	for (i = 0; i < writers; i++)
 		failed |= e2e_remote_wait(pid[i]);
 	/* From here on nothing changes on the host. */
-	end = now_ms() + TAIL_WAIT_MS;
-	last = end - TAIL_WAIT_MS;
-	while (!failed && !bad && got < want &&
-	       (left = end - now_ms()) > 0) {
-		rc = e2e_next(r, &ev, (int)left);
-		if (rc <= 0)
-			break;
-		got++;
-		last = now_ms();
-		bad = tail_count(&ev, writers, files, why, sizeof(why));
-	}
-	/* Anything more already queued is one too many. */
-	while (!failed && !bad && got == want && e2e_next(r, &ev, 0) > 0)
-		bad = tail_count(&ev, writers, files, why, sizeof(why));
-	if (failed)
-		bad = "a remote writer failed";
-	else if (!bad && rc < 0)
-		bad = "read error";
-	else if (!bad && got < want)
-		bad = tail_missing(writers, files, got, why, sizeof(why));
-	if (bad)
-		e2e_fail(check, "%s (%d events read)", bad, got);
-	else
+	t0 = now_ms();
+	if (failed) {
+		e2e_fail(check, "a remote writer failed");
+	} else if (e2e_collect_n(r, want, TAIL_WAIT_MS, &got)) {
+		e2e_fail(check, "%d of %d events within %d ms of the last writer's exit, with nothing changing after it: %s",
+			 got.n, want, TAIL_WAIT_MS,
+			 tail_judge(&got, writers, files, why, sizeof(why)) ?:
+			 "?");
+	} else if ((bad = tail_judge(&got, writers, files, why,
+				     sizeof(why)))) {
+		e2e_fail(check, "%s", bad);
+	} else if (e2e_next(r, &extra, 0) > 0) {
+		/* Anything more already queued is one too many. */
+		e2e_fail(check, "one event too many: %s", extra.text);
+	} else {
 		e2e_pass(check);
-	e2e_info("%s: %d events read, the last %ld ms after the last writer's exit",
-		 check, got, last - (end - TAIL_WAIT_MS));
+		e2e_info("%s: the last of %d events within %ld ms of the last writer's exit",
+			 check, want, now_ms() - t0);
+	}
+	e2e_evlist_free(&got);
 	e2e_reader_free(r);
 }
 
