@@ -3,8 +3,20 @@
  * Each thread has its own epoll set: the watcher's fd with EPOLLEXCLUSIVE
  * (a change wakes one waiting thread, not all), and the stop eventfd
  * without it (written once, it wakes them all and stays readable).
- * read_lock serialises watch_read(): the watcher is owned by one thread
- * at a time, and events reach the sink in host order.
+ *
+ * The watcher is owned by one thread at a time (p->reading, under
+ * p->lock), so events reach the sink in host order. A thread woken while
+ * another reads does not wait idle for the watcher: it drains what the
+ * reader has handed to the sink so far, and sleeps on p->handed_more
+ * only while nothing new was handed, until the reader hands more or
+ * lets go. Waiting for the watcher alone left every event of a long read
+ * (FAN_READS_PER_CALL buffers, each record maybe a scope walk) queued
+ * and unreplayed until the read ended: a read that took seconds on a
+ * file system busy with other work held back the events of our export
+ * it had already queued, with a second thread there to replay them.
+ *
+ * Locks: p->lock protects reading, handed and waiting; it is never held
+ * across a call into the watcher or the sink.
  */
 #include <errno.h>
 #include <fuse_log.h>
@@ -30,7 +42,11 @@ struct event_pump {
 	struct watch *watch;
 	struct event_sink sink;
 	int stop_fd;		/* eventfd: written once to stop */
-	pthread_mutex_t read_lock;
+	pthread_mutex_t lock;
+	pthread_cond_t handed_more;	/* handed grew, or reading ended */
+	bool reading;		/* a thread owns the watcher */
+	unsigned long handed;	/* events handed to the sink, ever */
+	int waiting;		/* threads asleep on handed_more */
 	atomic_bool failed;	/* the watcher failed: said once */
 	int nthreads;
 	struct pump_thread threads[EVENT_PUMP_MAX_THREADS];
@@ -55,12 +71,60 @@ static bool pump_wait(struct pump_thread *t)
 	}
 }
 
+/* The reader hands each event on, and wakes a thread that waits to drain. */
+static void pump_event(void *arg, const struct rn_event *ev)
+{
+	struct event_pump *p = arg;
+
+	p->sink.event(p->sink.arg, ev);
+	pthread_mutex_lock(&p->lock);
+	p->handed++;
+	if (p->waiting)
+		pthread_cond_signal(&p->handed_more);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/*
+ * Takes the watcher; while another thread reads, drains what it hands on
+ * (a thread that cannot drain only waits).
+ */
+static void pump_take_watcher(struct event_pump *p, bool drains)
+{
+	unsigned long seen;
+
+	pthread_mutex_lock(&p->lock);
+	while (p->reading) {
+		seen = p->handed;
+		if (drains && p->sink.drained) {
+			pthread_mutex_unlock(&p->lock);
+			p->sink.drained(p->sink.arg);
+			pthread_mutex_lock(&p->lock);
+		}
+		while (p->reading && p->handed == seen) {
+			p->waiting++;
+			pthread_cond_wait(&p->handed_more, &p->lock);
+			p->waiting--;
+		}
+	}
+	p->reading = true;
+	pthread_mutex_unlock(&p->lock);
+}
+
+static void pump_release_watcher(struct event_pump *p)
+{
+	pthread_mutex_lock(&p->lock);
+	p->reading = false;
+	if (p->waiting)
+		pthread_cond_broadcast(&p->handed_more);
+	pthread_mutex_unlock(&p->lock);
+}
+
 static void *pump_main(void *arg)
 {
 	struct pump_thread *t = arg;
 	struct event_pump *p = t->pump;
 	bool drains = true;
-	int ret;
+	int ret, err;
 
 	/*
 	 * A thread that cannot drain still reads: the host's queue is not
@@ -69,14 +133,15 @@ static void *pump_main(void *arg)
 	if (p->sink.thread_init && p->sink.thread_init(p->sink.arg))
 		drains = false;
 	while (pump_wait(t)) {
-		pthread_mutex_lock(&p->read_lock);
-		ret = watch_read(p->watch, p->sink.event, p->sink.arg);
-		pthread_mutex_unlock(&p->read_lock);
+		pump_take_watcher(p, drains);
+		ret = watch_read(p->watch, pump_event, p);
+		err = errno;
+		pump_release_watcher(p);
 		if (ret < 0) {
 			if (!atomic_exchange(&p->failed, true))
 				fuse_log(FUSE_LOG_ERR,
 					 "rnotifyfs: host watcher failed: %s; remote changes are no longer delivered\n",
-					 strerror(errno));
+					 strerror(err));
 			break;
 		}
 		if (drains && p->sink.drained)
@@ -125,7 +190,8 @@ static void pump_free(struct event_pump *p)
 	}
 	if (p->stop_fd >= 0)
 		close(p->stop_fd);
-	pthread_mutex_destroy(&p->read_lock);
+	pthread_cond_destroy(&p->handed_more);
+	pthread_mutex_destroy(&p->lock);
 	free(p);
 }
 
@@ -161,7 +227,8 @@ struct event_pump *event_pump_start(struct watch *w,
 		return NULL;
 	p->watch = w;
 	p->sink = *sink;
-	pthread_mutex_init(&p->read_lock, NULL);
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->handed_more, NULL);
 	p->stop_fd = eventfd(0, EFD_CLOEXEC);
 	for (i = 0; p->stop_fd >= 0 && i < threads; i++)
 		if (pump_thread_start(p, &p->threads[i]))

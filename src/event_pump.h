@@ -11,7 +11,9 @@
  * drained(), which in replay mode may replay for a long time: meanwhile
  * another thread reads, so a slow replay never stalls the reading of the
  * host's event queue, and a lone event is replayed by the thread that
- * read it, without waking another thread.
+ * read it, without waking another thread. A thread woken while another
+ * reads calls drained() too, each time the reader has handed on more
+ * events, so that a long read's events are replayed while it goes on.
  */
 #ifndef RNOTIFY_EVENT_PUMP_H
 #define RNOTIFY_EVENT_PUMP_H
@@ -25,9 +27,9 @@ struct event_sink {
 	/* One call at a time, in host order, whichever thread read. */
 	void (*event)(void *arg, const struct rn_event *ev);
 	/*
-	 * Optional: the watcher has nothing more for now. Called by the
-	 * thread that read, concurrently with the other threads' event()
-	 * and drained() calls.
+	 * Optional: the watcher has nothing more for now, or another thread
+	 * reads it and has handed on more. Called concurrently with the
+	 * other threads' event() and drained() calls.
 	 */
 	void (*drained)(void *arg);
 	/*

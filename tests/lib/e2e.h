@@ -176,6 +176,13 @@ const char *e2e_evlist_str(const struct e2e_evlist *l, char *buf,
 int e2e_collect(struct e2e_reader *r, const char *sentinel_dir,
 		struct e2e_evlist *got, char *why, size_t whylen);
 /*
+ * Reads events into *got until it holds n, with no sentinel: the caller
+ * changes nothing meanwhile, so the last of them must come by itself.
+ * Waits timeout_ms at most in all; 0 once n are there, else -1.
+ */
+int e2e_collect_n(struct e2e_reader *r, int n, int timeout_ms,
+		  struct e2e_evlist *got);
+/*
  * One check: the events up to the sentinel are exactly want[] (a NULL-
  * terminated list of texts), in order, and the rename cookies are right.
  */

@@ -7,6 +7,9 @@
  * delivered in host order (one replayer), and local changes raise their
  * events synchronously, so once the sentinel's CREATE is read, every event
  * of the scenario, including any wrong duplicate, has been read before it.
+ * The sentinel is itself a change, so it also carries along any event
+ * that waits for a next one: e2e_collect_n() reads a known number of
+ * events without one, to prove that the last of them comes by itself.
  *
  * Cookies: the two halves of a rename share one non-zero cookie that no
  * earlier rename in this process used. Seen cookies are remembered for the
@@ -15,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "e2e.h"
@@ -143,6 +147,28 @@ int e2e_collect(struct e2e_reader *r, const char *sentinel_dir,
 	snprintf(why, whylen, rc ? "event read error before the sentinel" :
 		 "sentinel CREATE not seen within 5 s");
 	return -1;
+}
+
+static long e2e_ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+int e2e_collect_n(struct e2e_reader *r, int n, int timeout_ms,
+		  struct e2e_evlist *got)
+{
+	long end = e2e_ms_now() + timeout_ms, left;
+	struct e2e_ev ev;
+
+	while (got->n < n && (left = end - e2e_ms_now()) > 0) {
+		if (e2e_next(r, &ev, (int)left) <= 0 ||
+		    e2e_evlist_add(got, &ev))
+			break;
+	}
+	return got->n == n ? 0 : -1;
 }
 
 static bool e2e_list_equal(const struct e2e_evlist *got,
