@@ -150,7 +150,7 @@ static int change_attrs(fuse_req_t req, struct fs_inode *in,
 			return -errno;
 		valid &= ~FUSE_SET_ATTR_MODE;
 	}
-	err = fs_caller_enter(req, fs_of(req)->as_root, &who);
+	err = fs_caller_enter(req, &who);
 	if (err)
 		return err;
 	err = set_attrs(in, attr, valid, fi);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "caller.h"
+#include "fs_internal.h"
 
 /* Read once at the start, before any request thread exists. */
 static struct {
@@ -68,14 +69,14 @@ static int caller_groups(fuse_req_t req, gid_t *buf, int size, gid_t **list)
 	return n < 0 ? 0 : n;
 }
 
-int fs_caller_enter(fuse_req_t req, bool as_root, struct fs_caller *c)
+int fs_caller_enter(fuse_req_t req, struct fs_caller *c)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	gid_t buf[32], *list;
 	int n, err;
 
 	c->switched = false;
-	if (!as_root || (ctx->uid == 0 && ctx->gid == 0))
+	if (!fs_of(req)->as_root || (ctx->uid == 0 && ctx->gid == 0))
 		return 0;
 	n = caller_groups(req, buf, (int)(sizeof(buf) / sizeof(buf[0])),
 			  &list);

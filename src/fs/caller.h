@@ -32,12 +32,12 @@ struct fs_caller {
 int fs_caller_setup(void);
 
 /*
- * Takes on the credentials of req's caller, if the server is root and
- * the caller is not root:root. Returns 0, or -errno with nothing
+ * Takes on the credentials of req's caller, if the server runs as root
+ * and the caller is not root:root. Returns 0, or -errno with nothing
  * changed (the request must then fail: never act with more rights than
  * the caller's).
  */
-int fs_caller_enter(fuse_req_t req, bool as_root, struct fs_caller *c);
+int fs_caller_enter(fuse_req_t req, struct fs_caller *c);
 
 /* Back to the server's own credentials. */
 void fs_caller_leave(const struct fs_caller *c);

@@ -26,7 +26,7 @@ static int make_backing(fuse_req_t req, const struct fs_make *m,
 {
 	mode_t mode = fs_create_mode(req, dir, m->mode);
 	struct fs_caller who;
-	int ret = fs_caller_enter(req, fs_of(req)->as_root, &who);
+	int ret = fs_caller_enter(req, &who);
 
 	if (ret)
 		return ret;

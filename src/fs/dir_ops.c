@@ -60,7 +60,7 @@ static struct fs_dir *dir_open(fuse_req_t req, struct fs_inode *in)
 		errno = ESTALE;
 		return NULL;
 	}
-	fd = fs_caller_enter(req, fs_of(req)->as_root, &who);
+	fd = fs_caller_enter(req, &who);
 	if (fd) {
 		errno = -fd;
 		return NULL;

@@ -185,7 +185,7 @@ static int link_node(fuse_req_t req, struct fs_inode *in,
 	fs_change_begin(fs, &c, dir, name);
 	/* linkat(AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH; /proc does not. */
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", in->fd);
-	err = fs_caller_enter(req, fs->as_root, &who);
+	err = fs_caller_enter(req, &who);
 	if (!err) {
 		err = linkat(AT_FDCWD, path, dir->fd, name, AT_SYMLINK_FOLLOW) ?
 		      -errno : 0;
@@ -263,7 +263,7 @@ static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
 		struct fs_caller who;
 
 		fs_change_begin(fs, &c, dir, name);
-		err = fs_caller_enter(req, fs->as_root, &who);
+		err = fs_caller_enter(req, &who);
 		if (!err) {
 			if (unlinkat(dir->fd, name, op == FS_GATE_RMDIR ?
 				     AT_REMOVEDIR : 0))
@@ -308,7 +308,7 @@ static int rename_backing(fuse_req_t req, struct fs_inode *dir,
 		return -ESTALE;
 	fs_change_begin(fs, &from, dir, name);
 	fs_change_begin(fs, &to, newdir, newname);
-	err = fs_caller_enter(req, fs->as_root, &who);
+	err = fs_caller_enter(req, &who);
 	if (!err) {
 		err = renameat2(dir->fd, name, newdir->fd, newname, flags) ?
 		      -errno : 0;

@@ -106,7 +106,7 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		/* Only a truncating open changes anything (MODIFY). */
 		if (fi->flags & O_TRUNC)
 			fs_change_begin(fs, &c, in, "");
-		fd = fs_caller_enter(req, fs->as_root, &who);
+		fd = fs_caller_enter(req, &who);
 		if (!fd) {
 			fd = open_node(in, fi->flags);
 			fs_caller_leave(&who);
@@ -146,7 +146,7 @@ static int create_backing(fuse_req_t req, struct fs_inode *dir,
 		return -ESTALE;
 	mode = fs_create_mode(req, dir, mode);
 	fs_change_begin(fs, &c, dir, name);
-	fd = fs_caller_enter(req, fs->as_root, &who);
+	fd = fs_caller_enter(req, &who);
 	if (!fd) {
 		/*
 		 * As the caller: an existing name opens only as the caller

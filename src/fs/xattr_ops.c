@@ -64,7 +64,7 @@ static void xattr_read(fuse_req_t req, fuse_ino_t ino, const char *name,
 		err = -ENOMEM;
 	if (err) {
 		fuse_reply_err(req, -err);
-	} else if (!(err = fs_caller_enter(req, fs->as_root, &who))) {
+	} else if (!(err = fs_caller_enter(req, &who))) {
 		n = name ? getxattr(x.path, name, buf, size) :
 			   listxattr(x.path, buf, size);
 		n = n < 0 ? -errno : n;
@@ -88,8 +88,9 @@ void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	xattr_read(req, ino, NULL, size);
 }
 
-void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
-		    const char *value, size_t size, int flags)
+/* setxattr(name, value), or removexattr(name) when value is NULL. */
+static void xattr_change(fuse_req_t req, fuse_ino_t ino, const char *name,
+			 const char *value, size_t size, int flags)
 {
 	struct fs *fs = fs_of(req);
 	struct xattr_node x;
@@ -100,9 +101,10 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 		struct fs_change c;
 
 		fs_change_begin(fs, &c, x.in, "");
-		err = fs_caller_enter(req, fs->as_root, &who);
+		err = fs_caller_enter(req, &who);
 		if (!err) {
-			if (setxattr(x.path, name, value, size, flags))
+			if (value ? setxattr(x.path, name, value, size, flags) :
+				    removexattr(x.path, name))
 				err = -errno;
 			fs_caller_leave(&who);
 		}
@@ -112,25 +114,14 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 	fs_inode_put(fs, x.in);
 }
 
+void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+		    const char *value, size_t size, int flags)
+{
+	/* An empty value may come as NULL: never a removal. */
+	xattr_change(req, ino, name, value ? value : "", size, flags);
+}
+
 void fs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
-	struct fs *fs = fs_of(req);
-	struct xattr_node x;
-	int err = node_get(req, ino, &x);
-
-	if (!err) {
-		struct fs_caller who;
-		struct fs_change c;
-
-		fs_change_begin(fs, &c, x.in, "");
-		err = fs_caller_enter(req, fs->as_root, &who);
-		if (!err) {
-			if (removexattr(x.path, name))
-				err = -errno;
-			fs_caller_leave(&who);
-		}
-		fs_change_end(fs, &c);
-	}
-	fuse_reply_err(req, -err);
-	fs_inode_put(fs, x.in);
+	xattr_change(req, ino, name, NULL, 0, 0);
 }
