@@ -7,12 +7,12 @@ CFLAGS ?= -O2 -g
 WARN := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter
 FUSE_CFLAGS := $(shell pkg-config --cflags fuse3)
 FUSE_LIBS := $(shell pkg-config --libs fuse3)
-CPPFLAGS += -D_GNU_SOURCE -Iinclude $(FUSE_CFLAGS)
+CPPFLAGS += -D_GNU_SOURCE -Iinclude -Isrc $(FUSE_CFLAGS)
 LDLIBS += $(FUSE_LIBS) -lpthread
 
 B ?= build
-LIB_SRC := $(wildcard src/*.c src/fs/*.c src/watch/*.c src/deliver/*.c)
-LIB_SRC := $(filter-out src/main.c,$(LIB_SRC))
+LIB_SRC := $(wildcard src/*/*.c src/*/*/*.c)
+LIB_SRC := $(filter-out src/daemon/main.c,$(LIB_SRC))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
@@ -32,7 +32,7 @@ $(B)/librnotify.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/rnotifyfs: $(B)/src/main.o $(B)/librnotify.a
+$(B)/rnotifyfs: $(B)/src/daemon/main.o $(B)/librnotify.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/tests/test_%: $(B)/tests/unit/test_%.o $(B)/librnotify.a $(TESTLIB_OBJ)
@@ -57,6 +57,6 @@ clean:
 
 include install.mk
 
--include $(LIB_OBJ:.o=.d) $(B)/src/main.d $(TESTLIB_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(B)/src/daemon/main.d $(TESTLIB_OBJ:.o=.d)
 -include $(E2E_BIN:$(B)/tests/%=$(B)/tests/e2e/%.d)
 -include $(UNIT_BIN:$(B)/tests/%=$(B)/tests/unit/%.d)

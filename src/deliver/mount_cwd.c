@@ -10,7 +10,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "../request_read.h"
+#include "session/request_read.h"
 #include "mount_cwd.h"
 
 static atomic_bool use_copy;

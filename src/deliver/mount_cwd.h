@@ -23,8 +23,8 @@
  * the caller knows it or the first entry learned it), not something
  * mounted on top since.
  */
-#ifndef RNOTIFY_MOUNT_CWD_H
-#define RNOTIFY_MOUNT_CWD_H
+#ifndef RNOTIFY_DELIVER_MOUNT_CWD_H
+#define RNOTIFY_DELIVER_MOUNT_CWD_H
 
 #include <stdbool.h>
 #include <sys/types.h>

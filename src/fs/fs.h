@@ -12,8 +12,8 @@
  * st_dev + st_ino on the backing store) are the watcher's. The inode table
  * maps both ways.
  */
-#ifndef RNOTIFY_FS_H
-#define RNOTIFY_FS_H
+#ifndef RNOTIFY_FS_FS_H
+#define RNOTIFY_FS_FS_H
 
 #define FUSE_USE_VERSION 34
 #include <fuse_lowlevel.h>
@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "../event.h"
+#include "event/event.h"
 
 struct fs;
 

@@ -7,8 +7,8 @@
  * them. Another file system mounted there is not, however alike its
  * handles look.
  */
-#ifndef RNOTIFY_FS_IDENTITY_H
-#define RNOTIFY_FS_IDENTITY_H
+#ifndef RNOTIFY_FS_FS_IDENTITY_H
+#define RNOTIFY_FS_FS_IDENTITY_H
 
 #include <stdbool.h>
 #include <sys/stat.h>

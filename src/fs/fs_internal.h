@@ -8,8 +8,8 @@
  * even if a FORGET races the request. Backing operations are single-name
  * *at() calls relative to a parent's O_PATH fd, never following symlinks.
  */
-#ifndef RNOTIFY_FS_INTERNAL_H
-#define RNOTIFY_FS_INTERNAL_H
+#ifndef RNOTIFY_FS_FS_INTERNAL_H
+#define RNOTIFY_FS_FS_INTERNAL_H
 
 #include <pthread.h>
 #include <stdatomic.h>

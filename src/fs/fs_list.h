@@ -4,8 +4,8 @@
  * what the passthrough needs). A list owns nothing: whoever embeds the
  * links owns the objects and the lock that protects the list.
  */
-#ifndef RNOTIFY_FS_LIST_H
-#define RNOTIFY_FS_LIST_H
+#ifndef RNOTIFY_FS_FS_LIST_H
+#define RNOTIFY_FS_FS_LIST_H
 
 #include <stdbool.h>
 #include <stddef.h>

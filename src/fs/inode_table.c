@@ -70,8 +70,8 @@
 #include <unistd.h>
 
 #include "inode_table.h"
-#include "../log_out.h"
-#include "../mono_wait.h"
+#include "util/log_out.h"
+#include "util/mono_wait.h"
 #include "names_shown.h"
 
 #define FS_TABLE_ROOT 1	/* FUSE_ROOT_ID */

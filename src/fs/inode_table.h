@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "../event.h"
+#include "event/event.h"
 #include "fs_list.h"
 #include "fs_identity.h"
 #include "hash_index.h"

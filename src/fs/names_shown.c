@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fnv.h"
+#include "util/fnv.h"
 #include "names_shown.h"
 
 /* 32 bytes and the name, in one allocation. */

@@ -21,7 +21,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "../mono_wait.h"
+#include "util/mono_wait.h"
 #include "fs_internal.h"
 #include "shed.h"
 

@@ -26,7 +26,7 @@
  */
 #include <errno.h>
 
-#include "../mono_wait.h"
+#include "util/mono_wait.h"
 #include "shed.h"
 
 /* Table lock held. */

@@ -5,8 +5,8 @@
  * pointer in a decoded record points into the caller's buffer and lives as
  * long as it. This is a fuzz target (fuzz/fuzz_fanotify.c).
  */
-#ifndef RNOTIFY_FANOTIFY_DECODE_H
-#define RNOTIFY_FANOTIFY_DECODE_H
+#ifndef RNOTIFY_WATCH_FANOTIFY_DECODE_H
+#define RNOTIFY_WATCH_FANOTIFY_DECODE_H
 
 #include <stdbool.h>
 #include <stddef.h>

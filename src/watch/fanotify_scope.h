@@ -4,8 +4,8 @@
  * for the fanotify backend, whose filesystem mark sees the whole file
  * system.
  */
-#ifndef RNOTIFY_FANOTIFY_SCOPE_H
-#define RNOTIFY_FANOTIFY_SCOPE_H
+#ifndef RNOTIFY_WATCH_FANOTIFY_SCOPE_H
+#define RNOTIFY_WATCH_FANOTIFY_SCOPE_H
 
 #include <stdbool.h>
 

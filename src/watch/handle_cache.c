@@ -20,7 +20,7 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "../fnv.h"
+#include "util/fnv.h"
 #include "handle_cache.h"
 #include "fanotify_decode.h"
 

@@ -14,13 +14,13 @@
  * new handles cannot empty the cache of the ones in use all at once.
  * Single-threaded (the watcher's).
  */
-#ifndef RNOTIFY_HANDLE_CACHE_H
-#define RNOTIFY_HANDLE_CACHE_H
+#ifndef RNOTIFY_WATCH_HANDLE_CACHE_H
+#define RNOTIFY_WATCH_HANDLE_CACHE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../event.h"
+#include "event/event.h"
 
 struct handle_cache;
 

@@ -12,7 +12,7 @@
 
 #include "inotify_decode.h"
 
-static int ino_name_check(const char *name, uint32_t room)
+static int inotify_name_check(const char *name, uint32_t room)
 {
 	size_t n;
 
@@ -24,7 +24,7 @@ static int ino_name_check(const char *name, uint32_t room)
 	return 1;
 }
 
-size_t ino_decode(const void *buf, size_t len, struct ino_record *out,
+size_t inotify_decode(const void *buf, size_t len, struct inotify_record *out,
 		  size_t max, unsigned int *errors)
 {
 	const unsigned char *p = buf;
@@ -37,7 +37,7 @@ size_t ino_decode(const void *buf, size_t len, struct ino_record *out,
 		memcpy(&hdr, p, sizeof(hdr));
 		if (hdr.len > len - sizeof(hdr))
 			goto framing;
-		if (ino_name_check((const char *)p + sizeof(hdr), hdr.len)) {
+		if (inotify_name_check((const char *)p + sizeof(hdr), hdr.len)) {
 			out[n].wd = hdr.wd;
 			out[n].mask = hdr.mask;
 			out[n].cookie = hdr.cookie;

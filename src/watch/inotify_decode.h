@@ -4,13 +4,13 @@
  * Names point into the caller's buffer. A fuzz target
  * (fuzz/fuzz_inotify.c).
  */
-#ifndef RNOTIFY_INOTIFY_DECODE_H
-#define RNOTIFY_INOTIFY_DECODE_H
+#ifndef RNOTIFY_WATCH_INOTIFY_DECODE_H
+#define RNOTIFY_WATCH_INOTIFY_DECODE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-struct ino_record {
+struct inotify_record {
 	int wd;
 	uint32_t mask;
 	uint32_t cookie;
@@ -23,7 +23,7 @@ struct ino_record {
  * skipped and counted in *errors; a record running past the end ends the
  * parse (counted). Returns the number of records stored.
  */
-size_t ino_decode(const void *buf, size_t len, struct ino_record *out,
+size_t inotify_decode(const void *buf, size_t len, struct inotify_record *out,
 		  size_t max, unsigned int *errors);
 
 #endif

@@ -3,11 +3,11 @@
  * inotify backend: one watch per directory of the export, added at open
  * and on every new directory.
  *
- * Objects: w->dirs maps wd -> directory (ino_dirs.c); a directory moved
+ * Objects: w->dirs maps wd -> directory (inotify_dirs.c); a directory moved
  * out of the export is marked gone (with its subtree) and its watches
  * removed; its entries go when IN_IGNORED arrives. Directories are opened
  * with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) from the export
- * root (or from a directory so opened: ino_dirs_open()) and watched
+ * root (or from a directory so opened: inotify_dirs_open()) and watched
  * through /proc/self/fd/N, so no symlink is ever followed out of the
  * export (IN_DONT_FOLLOW cannot be used: it would watch the /proc magic
  * link itself; the openat2 flags give the same guarantee for every
@@ -22,7 +22,7 @@
  * Renames: IN_MOVED_FROM is held in w->from until the next record; an
  * IN_MOVED_TO with its cookie makes one MOVE. If the buffer ends, the
  * next read decides; if nothing more is queued, it waits a little for its
- * partner (ino_partner_may_come), then it was a move out of the export
+ * partner (inotify_partner_may_come), then it was a move out of the export
  * (DELETE). An unpaired IN_MOVED_TO is a move in (CREATE).
  *
  * Own changes: inotify cannot tell who changed a file, so the server
@@ -43,7 +43,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ino_dirs.h"
+#include "inotify_dirs.h"
 #include "inotify_decode.h"
 #include "own_expect.h"
 #include "watch_backend.h"
@@ -58,34 +58,34 @@
 /* How long a lone IN_MOVED_FROM waits for its IN_MOVED_TO. */
 #define INO_PARTNER_WAIT_MS 20
 
-struct ino_name {
+struct inotify_name {
 	int wd;
 	uint32_t cookie;
 	bool isdir;
 	char name[NAME_MAX + 1];
 };
 
-struct ino_watch {
+struct inotify_watch {
 	int fd;
 	int root_fd;		/* not owned */
 	int root_wd;
-	struct ino_dirs dirs;
+	struct inotify_dirs dirs;
 	pthread_mutex_t expect_lock;
 	struct own_expect expect;
 	bool from_set;
 	bool from_waited;	/* its partner was waited for */
-	struct ino_name from;	/* a held IN_MOVED_FROM */
+	struct inotify_name from;	/* a held IN_MOVED_FROM */
 	size_t nscanned;
-	struct ino_name scanned[INO_SCANNED_MAX];
+	struct inotify_name scanned[INO_SCANNED_MAX];
 	watch_emit_fn emit;
 	void *arg;
 	int emitted;
 	unsigned int errors;
-	struct ino_record recs[INO_BUF / sizeof(struct inotify_event)];
+	struct inotify_record recs[INO_BUF / sizeof(struct inotify_event)];
 	char buf[INO_BUF] __attribute__((aligned(8)));
 };
 
-static void ino_emit(struct ino_watch *w, struct rn_event *ev,
+static void inotify_emit(struct inotify_watch *w, struct rn_event *ev,
 		     enum rn_event_kind kind)
 {
 	ev->kind = kind;
@@ -97,7 +97,7 @@ static void ino_emit(struct ino_watch *w, struct rn_event *ev,
  * Is an event of kind on (dir, name), about object obj if known, ours?
  * now: obj's stamp as the event was read, if known.
  */
-static bool ino_own_obj(struct ino_watch *w, const struct rn_id *dir,
+static bool inotify_own_obj(struct inotify_watch *w, const struct rn_id *dir,
 			const char *name, const struct rn_id *obj,
 			const struct own_stamp *now, enum rn_event_kind kind)
 {
@@ -111,13 +111,13 @@ static bool ino_own_obj(struct ino_watch *w, const struct rn_id *dir,
 	return own;
 }
 
-static bool ino_own(struct ino_watch *w, const struct rn_id *dir,
+static bool inotify_own(struct inotify_watch *w, const struct rn_id *dir,
 		    const char *name, enum rn_event_kind kind)
 {
-	return ino_own_obj(w, dir, name, NULL, NULL, kind);
+	return inotify_own_obj(w, dir, name, NULL, NULL, kind);
 }
 
-static void ino_scanned_add(struct ino_watch *w, int wd, const char *name)
+static void inotify_scanned_add(struct inotify_watch *w, int wd, const char *name)
 {
 	if (w->nscanned == INO_SCANNED_MAX)
 		return;		/* worst case: a duplicate CREATE */
@@ -126,7 +126,7 @@ static void ino_scanned_add(struct ino_watch *w, int wd, const char *name)
 	w->nscanned++;
 }
 
-static bool ino_scanned_consume(struct ino_watch *w, int wd, const char *name)
+static bool inotify_scanned_consume(struct inotify_watch *w, int wd, const char *name)
 {
 	size_t i;
 
@@ -146,19 +146,19 @@ static bool ino_scanned_consume(struct ino_watch *w, int wd, const char *name)
  * client can build a tree of any depth through the mount, and a stack
  * frame per level ran out of stack at every start after that (#30).
  */
-struct ino_todo {
+struct inotify_todo {
 	int parent_wd;
 	char *name;
 };
 
-struct ino_todos {
-	struct ino_todo *v;
+struct inotify_todos {
+	struct inotify_todo *v;
 	size_t n, cap;
 };
 
-static int ino_todo_push(struct ino_todos *t, int parent_wd, const char *name)
+static int inotify_todo_push(struct inotify_todos *t, int parent_wd, const char *name)
 {
-	struct ino_todo *v;
+	struct inotify_todo *v;
 	char *copy = strdup(name);
 	size_t cap;
 
@@ -181,9 +181,9 @@ static int ino_todo_push(struct ino_todos *t, int parent_wd, const char *name)
 }
 
 /* One entry found in a new directory: report it, queue dirs. */
-static void ino_scan_entry(struct ino_watch *w, int dfd, int wd,
+static void inotify_scan_entry(struct inotify_watch *w, int dfd, int wd,
 			   const struct rn_id *dir, const char *name,
-			   bool report, struct ino_todos *todo)
+			   bool report, struct inotify_todos *todo)
 {
 	struct rn_event ev;
 	struct stat st;
@@ -198,19 +198,19 @@ static void ino_scan_entry(struct ino_watch *w, int dfd, int wd,
 		ev.obj.dev = st.st_dev;
 		ev.obj.ino = st.st_ino;
 		ev.obj.gen = watch_name_gen(dfd, name);
-		ino_scanned_add(w, wd, name);
-		if (!ino_own(w, dir, name, RN_EV_CREATE))
-			ino_emit(w, &ev, RN_EV_CREATE);
+		inotify_scanned_add(w, wd, name);
+		if (!inotify_own(w, dir, name, RN_EV_CREATE))
+			inotify_emit(w, &ev, RN_EV_CREATE);
 	}
-	if (S_ISDIR(st.st_mode) && ino_todo_push(todo, wd, name) < 0)
+	if (S_ISDIR(st.st_mode) && inotify_todo_push(todo, wd, name) < 0)
 		fuse_log(FUSE_LOG_ERR,
 			 "rnotify: watch: out of memory: new directory %s not watched\n",
 			 name);
 }
 
-static void ino_scan(struct ino_watch *w, int fd, int wd,
+static void inotify_scan(struct inotify_watch *w, int fd, int wd,
 		     const struct rn_id *dir, bool report,
-		     struct ino_todos *todo)
+		     struct inotify_todos *todo)
 {
 	struct dirent *de;
 	DIR *d;
@@ -228,7 +228,7 @@ static void ino_scan(struct ino_watch *w, int fd, int wd,
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
-		ino_scan_entry(w, dirfd(d), wd, dir, de->d_name, report, todo);
+		inotify_scan_entry(w, dirfd(d), wd, dir, de->d_name, report, todo);
 	}
 	closedir(d);
 }
@@ -238,19 +238,19 @@ static void ino_scan(struct ino_watch *w, int fd, int wd,
  * held_fd, the last directory watched, when that is the parent (so a
  * chain goes down one level per step), else by its path from the root.
  */
-static int ino_open_child(struct ino_watch *w, int parent_wd,
+static int inotify_open_child(struct inotify_watch *w, int parent_wd,
 			  const char *name, int held_wd, int held_fd)
 {
 	int pfd, fd, err;
 
 	if (parent_wd < 0)
-		return ino_dirs_open_path(w->root_fd, ".");
+		return inotify_dirs_open_path(w->root_fd, ".");
 	if (parent_wd == held_wd)
-		return ino_dirs_open_path(held_fd, name);
-	pfd = ino_dirs_open(&w->dirs, w->root_fd, parent_wd);
+		return inotify_dirs_open_path(held_fd, name);
+	pfd = inotify_dirs_open(&w->dirs, w->root_fd, parent_wd);
 	if (pfd < 0)
 		return -1;
-	fd = ino_dirs_open_path(pfd, name);
+	fd = inotify_dirs_open_path(pfd, name);
 	err = errno;
 	close(pfd);
 	errno = err;
@@ -258,7 +258,7 @@ static int ino_open_child(struct ino_watch *w, int parent_wd,
 }
 
 /* Watches the directory open as fd, named name in parent_wd: its wd. */
-static int ino_watch_dir(struct ino_watch *w, int fd, int parent_wd,
+static int inotify_watch_dir(struct inotify_watch *w, int fd, int parent_wd,
 			 const char *name, struct rn_id *id)
 {
 	char proc[64], *rel, *what;
@@ -271,7 +271,7 @@ static int ino_watch_dir(struct ino_watch *w, int fd, int parent_wd,
 	wd = inotify_add_watch(w->fd, proc, INO_MASK);
 	if (wd < 0) {
 		err = errno;
-		rel = parent_wd < 0 ? NULL : ino_dirs_path(&w->dirs, parent_wd);
+		rel = parent_wd < 0 ? NULL : inotify_dirs_path(&w->dirs, parent_wd);
 		if (asprintf(&what, "inotify watch on %s/%s",
 			     rel ? rel : ".", name) < 0)
 			what = NULL;
@@ -282,7 +282,7 @@ static int ino_watch_dir(struct ino_watch *w, int fd, int parent_wd,
 		errno = err;
 		return -1;
 	}
-	if (ino_dirs_set(&w->dirs, wd, parent_wd, id, name) < 0) {
+	if (inotify_dirs_set(&w->dirs, wd, parent_wd, id, name) < 0) {
 		inotify_rm_watch(w->fd, wd);
 		errno = ENOMEM;
 		return -1;
@@ -303,21 +303,21 @@ static int ino_watch_dir(struct ino_watch *w, int fd, int parent_wd,
  * directory that cannot be opened (gone, a symlink now) or watched is
  * skipped with its subtree.
  */
-static int ino_add_tree(struct ino_watch *w, int parent_wd, const char *name,
+static int inotify_add_tree(struct inotify_watch *w, int parent_wd, const char *name,
 			bool report)
 {
-	struct ino_todos todo = { 0 };
+	struct inotify_todos todo = { 0 };
 	int held_fd = -1, held_wd = -1, top_wd = -1, fd, wd, err = 0;
 	bool top = true;
-	struct ino_todo t;
+	struct inotify_todo t;
 	struct rn_id id;
 
-	if (ino_todo_push(&todo, parent_wd, name) < 0)
+	if (inotify_todo_push(&todo, parent_wd, name) < 0)
 		return -1;
 	while (todo.n) {
 		t = todo.v[--todo.n];
-		fd = ino_open_child(w, t.parent_wd, t.name, held_wd, held_fd);
-		wd = fd < 0 ? -1 : ino_watch_dir(w, fd, t.parent_wd, t.name,
+		fd = inotify_open_child(w, t.parent_wd, t.name, held_wd, held_fd);
+		wd = fd < 0 ? -1 : inotify_watch_dir(w, fd, t.parent_wd, t.name,
 						 &id);
 		if (top) {
 			top_wd = wd;
@@ -330,7 +330,7 @@ static int ino_add_tree(struct ino_watch *w, int parent_wd, const char *name,
 				close(fd);
 			continue;
 		}
-		ino_scan(w, fd, wd, &id, report, &todo);
+		inotify_scan(w, fd, wd, &id, report, &todo);
 		if (held_fd >= 0)
 			close(held_fd);
 		held_fd = fd;
@@ -347,13 +347,13 @@ static int ino_add_tree(struct ino_watch *w, int parent_wd, const char *name,
  * Host id of name in the directory wd, for events that did not carry it,
  * and its stamp into *now if now is not NULL.
  */
-static void ino_obj(struct ino_watch *w, int wd, const char *name,
+static void inotify_obj(struct inotify_watch *w, int wd, const char *name,
 		    struct rn_id *obj, struct own_stamp *now)
 {
 	struct stat st;
 	int fd;
 
-	fd = ino_dirs_open(&w->dirs, w->root_fd, wd);
+	fd = inotify_dirs_open(&w->dirs, w->root_fd, wd);
 	if (fd < 0)
 		return;
 	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
@@ -367,16 +367,16 @@ static void ino_obj(struct ino_watch *w, int wd, const char *name,
 }
 
 /* A directory arrived under wd (mkdir: report its contents; move: not). */
-static void ino_dir_arrived(struct ino_watch *w, int wd, const char *name,
+static void inotify_dir_arrived(struct inotify_watch *w, int wd, const char *name,
 			    bool report)
 {
-	ino_add_tree(w, wd, name, report);
+	inotify_add_tree(w, wd, name, report);
 }
 
-static void ino_forget_one(void *arg, int wd)
+static void inotify_forget_one(void *arg, int wd)
 {
-	struct ino_watch *w = arg;
-	struct ino_dir *d = ino_dirs_find(&w->dirs, wd);
+	struct inotify_watch *w = arg;
+	struct inotify_dir *d = inotify_dirs_find(&w->dirs, wd);
 
 	if (d)
 		d->gone = true;
@@ -384,29 +384,29 @@ static void ino_forget_one(void *arg, int wd)
 }
 
 /* The directory name in wd left the export: stop watching its subtree. */
-static void ino_dir_left(struct ino_watch *w, int wd, const char *name)
+static void inotify_dir_left(struct inotify_watch *w, int wd, const char *name)
 {
-	struct ino_dir *d = ino_dirs_child(&w->dirs, wd, name);
+	struct inotify_dir *d = inotify_dirs_child(&w->dirs, wd, name);
 
 	if (!d)
 		return;
-	if (ino_dirs_each_below(&w->dirs, d->wd, ino_forget_one, w) < 0)
+	if (inotify_dirs_each_below(&w->dirs, d->wd, inotify_forget_one, w) < 0)
 		fuse_log(FUSE_LOG_ERR,
 			 "rnotify: watch: out of memory: a directory moved out of the export stays watched below its top\n");
-	ino_forget_one(w, d->wd);
+	inotify_forget_one(w, d->wd);
 }
 
-static struct ino_dir *ino_live_dir(struct ino_watch *w, int wd)
+static struct inotify_dir *inotify_live_dir(struct inotify_watch *w, int wd)
 {
-	struct ino_dir *d = ino_dirs_find(&w->dirs, wd);
+	struct inotify_dir *d = inotify_dirs_find(&w->dirs, wd);
 
 	return d && !d->gone ? d : NULL;
 }
 
 /* The held IN_MOVED_FROM had no partner: it moved out of the export. */
-static void ino_from_flush(struct ino_watch *w)
+static void inotify_from_flush(struct inotify_watch *w)
 {
-	struct ino_dir *d = ino_live_dir(w, w->from.wd);
+	struct inotify_dir *d = inotify_live_dir(w, w->from.wd);
 	struct rn_event ev;
 
 	w->from_set = false;
@@ -418,15 +418,15 @@ static void ino_from_flush(struct ino_watch *w)
 	strcpy(ev.name, w->from.name);
 	ev.moved = true;
 	if (ev.isdir)
-		ino_dir_left(w, w->from.wd, w->from.name);
-	if (!ino_own(w, &ev.dir, ev.name, RN_EV_DELETE))
-		ino_emit(w, &ev, RN_EV_DELETE);
+		inotify_dir_left(w, w->from.wd, w->from.name);
+	if (!inotify_own(w, &ev.dir, ev.name, RN_EV_DELETE))
+		inotify_emit(w, &ev, RN_EV_DELETE);
 }
 
-static void ino_move(struct ino_watch *w, const struct ino_record *to)
+static void inotify_move(struct inotify_watch *w, const struct inotify_record *to)
 {
-	struct ino_dir *from = ino_live_dir(w, w->from.wd);
-	struct ino_dir *dst = ino_live_dir(w, to->wd), *c;
+	struct inotify_dir *from = inotify_live_dir(w, w->from.wd);
+	struct inotify_dir *dst = inotify_live_dir(w, to->wd), *c;
 	struct rn_event ev;
 	bool own;
 
@@ -437,24 +437,24 @@ static void ino_move(struct ino_watch *w, const struct ino_record *to)
 	ev.isdir = w->from.isdir;
 	strcpy(ev.name, w->from.name);
 	strcpy(ev.name2, to->name);
-	ino_obj(w, to->wd, to->name, &ev.obj, NULL);
+	inotify_obj(w, to->wd, to->name, &ev.obj, NULL);
 	if (ev.isdir) {
-		c = ino_dirs_child(&w->dirs, w->from.wd, w->from.name);
+		c = inotify_dirs_child(&w->dirs, w->from.wd, w->from.name);
 		if (c)
-			ino_dirs_set(&w->dirs, c->wd, to->wd, &c->id,
+			inotify_dirs_set(&w->dirs, c->wd, to->wd, &c->id,
 				     to->name);
 		else
-			ino_dir_arrived(w, to->wd, to->name, false);
+			inotify_dir_arrived(w, to->wd, to->name, false);
 	}
-	own = ino_own(w, &ev.dir, ev.name, RN_EV_MOVE);
-	own = ino_own(w, &ev.dir2, ev.name2, RN_EV_MOVE) || own;
+	own = inotify_own(w, &ev.dir, ev.name, RN_EV_MOVE);
+	own = inotify_own(w, &ev.dir2, ev.name2, RN_EV_MOVE) || own;
 	if (!own)
-		ino_emit(w, &ev, RN_EV_MOVE);
+		inotify_emit(w, &ev, RN_EV_MOVE);
 }
 
 /* An event on a watched directory itself: only the root's are news. */
-static void ino_self(struct ino_watch *w, const struct ino_record *r,
-		     const struct ino_dir *d)
+static void inotify_self(struct inotify_watch *w, const struct inotify_record *r,
+		     const struct inotify_dir *d)
 {
 	struct rn_event ev;
 
@@ -463,16 +463,16 @@ static void ino_self(struct ino_watch *w, const struct ino_record *r,
 	memset(&ev, 0, sizeof(ev));
 	ev.obj = d->id;
 	ev.isdir = true;
-	if ((r->mask & IN_MODIFY) && !ino_own(w, &ev.obj, "", RN_EV_MODIFY))
-		ino_emit(w, &ev, RN_EV_MODIFY);
-	if ((r->mask & IN_ATTRIB) && !ino_own(w, &ev.obj, "", RN_EV_ATTRIB))
-		ino_emit(w, &ev, RN_EV_ATTRIB);
+	if ((r->mask & IN_MODIFY) && !inotify_own(w, &ev.obj, "", RN_EV_MODIFY))
+		inotify_emit(w, &ev, RN_EV_MODIFY);
+	if ((r->mask & IN_ATTRIB) && !inotify_own(w, &ev.obj, "", RN_EV_ATTRIB))
+		inotify_emit(w, &ev, RN_EV_ATTRIB);
 	if ((r->mask & IN_CLOSE_WRITE) &&
-	    !ino_own(w, &ev.obj, "", RN_EV_CLOSE_WRITE))
-		ino_emit(w, &ev, RN_EV_CLOSE_WRITE);
+	    !inotify_own(w, &ev.obj, "", RN_EV_CLOSE_WRITE))
+		inotify_emit(w, &ev, RN_EV_CLOSE_WRITE);
 }
 
-static enum rn_event_kind ino_kind(uint32_t mask)
+static enum rn_event_kind inotify_kind(uint32_t mask)
 {
 	if (mask & (IN_CREATE | IN_MOVED_TO))
 		return RN_EV_CREATE;
@@ -485,14 +485,14 @@ static enum rn_event_kind ino_kind(uint32_t mask)
 	return RN_EV_CLOSE_WRITE;
 }
 
-static void ino_named(struct ino_watch *w, const struct ino_record *r,
-		      const struct ino_dir *d)
+static void inotify_named(struct inotify_watch *w, const struct inotify_record *r,
+		      const struct inotify_dir *d)
 {
 	bool arrived = r->mask & (IN_CREATE | IN_MOVED_TO);
 	struct own_stamp now = { 0 };
 	struct rn_event ev;
 
-	if (arrived && ino_scanned_consume(w, r->wd, r->name))
+	if (arrived && inotify_scanned_consume(w, r->wd, r->name))
 		return;		/* the scan of a new directory reported it */
 	memset(&ev, 0, sizeof(ev));
 	ev.dir = d->id;
@@ -500,50 +500,50 @@ static void ino_named(struct ino_watch *w, const struct ino_record *r,
 	ev.moved = r->mask & IN_MOVED_TO;	/* its IN_MOVED_FROM was outside */
 	strcpy(ev.name, r->name);
 	if (!(r->mask & IN_DELETE))
-		ino_obj(w, r->wd, r->name, &ev.obj, &now);
+		inotify_obj(w, r->wd, r->name, &ev.obj, &now);
 	if (arrived && ev.isdir)
-		ino_dir_arrived(w, r->wd, r->name, r->mask & IN_CREATE);
-	if (!ino_own_obj(w, &ev.dir, ev.name, &ev.obj, &now,
-			 ino_kind(r->mask)))
-		ino_emit(w, &ev, ino_kind(r->mask));
+		inotify_dir_arrived(w, r->wd, r->name, r->mask & IN_CREATE);
+	if (!inotify_own_obj(w, &ev.dir, ev.name, &ev.obj, &now,
+			 inotify_kind(r->mask)))
+		inotify_emit(w, &ev, inotify_kind(r->mask));
 }
 
-static void ino_event(struct ino_watch *w, const struct ino_record *r)
+static void inotify_take_record(struct inotify_watch *w, const struct inotify_record *r)
 {
-	struct ino_dir *d;
+	struct inotify_dir *d;
 
 	if (r->mask & IN_Q_OVERFLOW) {
 		struct rn_event ev = { .kind = RN_EV_OVERFLOW };
 
-		ino_emit(w, &ev, RN_EV_OVERFLOW);
+		inotify_emit(w, &ev, RN_EV_OVERFLOW);
 		return;
 	}
 	if (r->mask & IN_IGNORED) {
-		ino_dirs_remove(&w->dirs, r->wd);
+		inotify_dirs_remove(&w->dirs, r->wd);
 		return;
 	}
-	d = ino_live_dir(w, r->wd);
+	d = inotify_live_dir(w, r->wd);
 	if (!d || (r->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT)))
 		return;
 	if (!r->name[0])
-		ino_self(w, r, d);
+		inotify_self(w, r, d);
 	else if (r->mask & (IN_CREATE | IN_DELETE | IN_MOVED_TO |
 			    INO_SELF_EVENTS))
-		ino_named(w, r, d);
+		inotify_named(w, r, d);
 }
 
-static void ino_record(struct ino_watch *w, const struct ino_record *r)
+static void inotify_record(struct inotify_watch *w, const struct inotify_record *r)
 {
 	if (w->from_set) {
 		if ((r->mask & IN_MOVED_TO) && r->cookie == w->from.cookie &&
-		    ino_live_dir(w, r->wd)) {
-			ino_move(w, r);
+		    inotify_live_dir(w, r->wd)) {
+			inotify_move(w, r);
 			return;
 		}
-		ino_from_flush(w);
+		inotify_from_flush(w);
 	}
 	if ((r->mask & IN_MOVED_FROM) && r->name[0] &&
-	    ino_live_dir(w, r->wd)) {
+	    inotify_live_dir(w, r->wd)) {
 		w->from_set = true;
 		w->from_waited = false;
 		w->from.wd = r->wd;
@@ -552,7 +552,7 @@ static void ino_record(struct ino_watch *w, const struct ino_record *r)
 		strcpy(w->from.name, r->name);
 		return;
 	}
-	ino_event(w, r);
+	inotify_take_record(w, r);
 }
 
 /*
@@ -563,7 +563,7 @@ static void ino_record(struct ino_watch *w, const struct ino_record *r)
  * IN_MOVED_FROM that finds the queue empty waits once, briefly, for its
  * partner before it is taken for a move out of the export.
  */
-static bool ino_partner_may_come(struct ino_watch *w)
+static bool inotify_partner_may_come(struct inotify_watch *w)
 {
 	struct pollfd p = { .fd = w->fd, .events = POLLIN };
 
@@ -573,7 +573,7 @@ static bool ino_partner_may_come(struct ino_watch *w)
 	return poll(&p, 1, INO_PARTNER_WAIT_MS) == 1;
 }
 
-int ino_watch_read(struct ino_watch *w, watch_emit_fn emit, void *arg)
+int inotify_watch_read(struct inotify_watch *w, watch_emit_fn emit, void *arg)
 {
 	unsigned int errors = w->errors;
 	size_t i, n;
@@ -589,17 +589,17 @@ int ino_watch_read(struct ino_watch *w, watch_emit_fn emit, void *arg)
 		len = read(w->fd, w->buf, sizeof(w->buf));
 		if (len < 0 && errno == EINTR)
 			continue;
-		if (len < 0 && errno == EAGAIN && ino_partner_may_come(w))
+		if (len < 0 && errno == EAGAIN && inotify_partner_may_come(w))
 			continue;
 		if (len < 0 && errno == EAGAIN)
 			break;
 		if (len < 0)
 			return -1;
-		n = ino_decode(w->buf, (size_t)len, w->recs,
+		n = inotify_decode(w->buf, (size_t)len, w->recs,
 			       sizeof(w->recs) / sizeof(w->recs[0]),
 			       &w->errors);
 		for (i = 0; i < n; i++)
-			ino_record(w, &w->recs[i]);
+			inotify_record(w, &w->recs[i]);
 	}
 	if (w->errors != errors)
 		fuse_log(FUSE_LOG_WARNING,
@@ -611,13 +611,13 @@ int ino_watch_read(struct ino_watch *w, watch_emit_fn emit, void *arg)
 	own_expect_drained(&w->expect);
 	pthread_mutex_unlock(&w->expect_lock);
 	if (w->from_set)
-		ino_from_flush(w);
+		inotify_from_flush(w);
 	return w->emitted;
 }
 
-struct ino_watch *ino_watch_open(const struct watch_config *cfg)
+struct inotify_watch *inotify_watch_open(const struct watch_config *cfg)
 {
-	struct ino_watch *w = calloc(1, sizeof(*w));
+	struct inotify_watch *w = calloc(1, sizeof(*w));
 	int err;
 
 	if (!w)
@@ -627,10 +627,10 @@ struct ino_watch *ino_watch_open(const struct watch_config *cfg)
 	w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (w->fd < 0)
 		goto fail;
-	w->root_wd = ino_add_tree(w, -1, "", false);
+	w->root_wd = inotify_add_tree(w, -1, "", false);
 	if (w->root_wd < 0) {
 		err = errno;
-		ino_watch_close(w);
+		inotify_watch_close(w);
 		errno = err;
 		return NULL;
 	}
@@ -642,22 +642,22 @@ fail:
 	return NULL;
 }
 
-void ino_watch_close(struct ino_watch *w)
+void inotify_watch_close(struct inotify_watch *w)
 {
 	if (!w)
 		return;
 	close(w->fd);
-	ino_dirs_free(&w->dirs);
+	inotify_dirs_free(&w->dirs);
 	pthread_mutex_destroy(&w->expect_lock);
 	free(w);
 }
 
-int ino_watch_fd(const struct ino_watch *w)
+int inotify_watch_fd(const struct inotify_watch *w)
 {
 	return w->fd;
 }
 
-void ino_watch_own_change(struct ino_watch *w, const struct rn_id *id,
+void inotify_watch_own_change(struct inotify_watch *w, const struct rn_id *id,
 			  const char *name, unsigned int kinds, bool ended,
 			  const struct stat *after)
 {

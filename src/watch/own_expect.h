@@ -39,15 +39,15 @@
  * reused (at worst an own event is then reported as remote: a duplicate).
  * Not locked here: the caller serialises all calls.
  */
-#ifndef RNOTIFY_OWN_EXPECT_H
-#define RNOTIFY_OWN_EXPECT_H
+#ifndef RNOTIFY_WATCH_OWN_EXPECT_H
+#define RNOTIFY_WATCH_OWN_EXPECT_H
 
 #include <limits.h>
 #include <stdbool.h>
 #include <sys/stat.h>
 #include <time.h>
 
-#include "../event.h"
+#include "event/event.h"
 
 #define OWN_EXPECT_MAX 256
 

@@ -18,7 +18,7 @@
 
 struct watch {
 	struct fan_watch *fan;	/* exactly one of these is set */
-	struct ino_watch *ino;
+	struct inotify_watch *ino;
 };
 
 /*
@@ -63,7 +63,7 @@ static int watch_open_backend(struct watch *w, const struct watch_config *cfg)
 			watch_say_error("fanotify watch", watch_fan_call(err),
 					err, "; watching with inotify instead");
 	}
-	w->ino = ino_watch_open(cfg);
+	w->ino = inotify_watch_open(cfg);
 	if (w->ino)
 		return 0;
 	/* A failed inotify_add_watch() was reported with its directory. */
@@ -103,7 +103,7 @@ void watch_close(struct watch *w)
 	if (!w)
 		return;
 	fan_watch_close(w->fan);
-	ino_watch_close(w->ino);
+	inotify_watch_close(w->ino);
 	free(w);
 }
 
@@ -119,14 +119,14 @@ bool watch_keeps_unread(const struct watch *w)
 
 int watch_fd(const struct watch *w)
 {
-	return w->fan ? fan_watch_fd(w->fan) : ino_watch_fd(w->ino);
+	return w->fan ? fan_watch_fd(w->fan) : inotify_watch_fd(w->ino);
 }
 
 int watch_read(struct watch *w, watch_emit_fn emit, void *arg)
 {
 	if (w->fan)
 		return fan_watch_read(w->fan, emit, arg);
-	return ino_watch_read(w->ino, emit, arg);
+	return inotify_watch_read(w->ino, emit, arg);
 }
 
 bool watch_objects(struct watch *w, unsigned int skip_kinds,
@@ -150,5 +150,5 @@ void watch_own_change(struct watch *w, const struct rn_id *id,
 		      const struct stat *after)
 {
 	if (w->ino)
-		ino_watch_own_change(w->ino, id, name, kinds, ended, after);
+		inotify_watch_own_change(w->ino, id, name, kinds, ended, after);
 }

@@ -1,21 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The host-side watcher: reports changes to the backing store that this
- * process did not make, as normalised events (src/event.h).
+ * process did not make, as normalised events (event/event.h).
  *
  * It prefers one fanotify filesystem mark with file handles and the pid of
  * the changer (own changes dropped by pid), scoped to the export subtree,
  * and falls back to recursive inotify where fanotify is refused. It knows
  * nothing of FUSE.
  */
-#ifndef RNOTIFY_WATCH_H
-#define RNOTIFY_WATCH_H
+#ifndef RNOTIFY_WATCH_WATCH_H
+#define RNOTIFY_WATCH_WATCH_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
 
-#include "../event.h"
+#include "event/event.h"
 
 struct watch;
 

@@ -3,13 +3,13 @@
  * The two watcher backends behind watch.h. watch.c chooses one and
  * forwards to it; a backend never calls the other.
  */
-#ifndef RNOTIFY_WATCH_BACKEND_H
-#define RNOTIFY_WATCH_BACKEND_H
+#ifndef RNOTIFY_WATCH_WATCH_BACKEND_H
+#define RNOTIFY_WATCH_WATCH_BACKEND_H
 
 #include "watch.h"
 
 struct fan_watch;
-struct ino_watch;
+struct inotify_watch;
 
 /* NULL with errno set; EPERM/EINVAL/ENOSYS mean "not available here". */
 struct fan_watch *fan_watch_open(const struct watch_config *cfg);
@@ -21,11 +21,11 @@ void fan_watch_objects(struct fan_watch *w, unsigned int skip_kinds,
 int fan_watch_dir_path(struct fan_watch *w, int which, char *buf,
 		       size_t size);
 
-struct ino_watch *ino_watch_open(const struct watch_config *cfg);
-void ino_watch_close(struct ino_watch *w);
-int ino_watch_fd(const struct ino_watch *w);
-int ino_watch_read(struct ino_watch *w, watch_emit_fn emit, void *arg);
-void ino_watch_own_change(struct ino_watch *w, const struct rn_id *id,
+struct inotify_watch *inotify_watch_open(const struct watch_config *cfg);
+void inotify_watch_close(struct inotify_watch *w);
+int inotify_watch_fd(const struct inotify_watch *w);
+int inotify_watch_read(struct inotify_watch *w, watch_emit_fn emit, void *arg);
+void inotify_watch_own_change(struct inotify_watch *w, const struct rn_id *id,
 			  const char *name, unsigned int kinds, bool ended,
 			  const struct stat *after);
 

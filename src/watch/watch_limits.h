@@ -4,8 +4,8 @@
  * reports them with the errno of a full fd table (EMFILE) or of a full
  * disk (ENOSPC), which tells a user nothing. These name the sysctl.
  */
-#ifndef RNOTIFY_WATCH_LIMITS_H
-#define RNOTIFY_WATCH_LIMITS_H
+#ifndef RNOTIFY_WATCH_WATCH_LIMITS_H
+#define RNOTIFY_WATCH_WATCH_LIMITS_H
 
 #include <stdbool.h>
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """
 A backlog of remote changes is replayed with the replayer and the request
-workers held on one CPU (src/cpu_pin.c), and every thread of the server
+workers held on one CPU (src/util/cpu_pin.c), and every thread of the server
 is back on the process's CPUs once the backlog is gone.
 
   backlog.py SERVER

@@ -22,7 +22,7 @@ the kernel forgets the inodes it looked up.
 The FORGETs arrive while the server is out of memory: libfuse would need
 a request allocation to pass one on, fail ("fuse: failed to allocate
 request") and drop it, and the inode's fd and memory would stay held for
-good. The session's read hook (src/proto_io.c) takes FORGET and
+good. The session's read hook (src/session_io.c) takes FORGET and
 BATCH_FORGET before libfuse and allocates nothing; this checks it does.
 
 An address-space limit is used because a memory cgroup does not fail an
@@ -44,7 +44,7 @@ START_LIMIT = 128 << 20	# bytes: too few for a 64 MiB malloc arena a thread
 MARGIN = 4 << 20	# bytes of address space left to the server
 AGAIN = 200		# lookups after recovery (the limit allows ~500)
 LOAD_BOUND = 120	# seconds for the lookups (a hang fails)
-LOG_INTERVAL = 5	# src/log_limit.h LOG_LIMIT_INTERVAL
+LOG_INTERVAL = 5	# src/util/log_limit.h LOG_LIMIT_INTERVAL
 
 
 def status(pid):

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests of holding threads on one CPU (src/cpu_pin.c), on real
+ * Unit tests of holding threads on one CPU (src/util/cpu_pin.c), on real
  * threads and the kernel's real affinity masks: a gather holds the
  * holder and every member on the holder's CPU, a thread that joins while
  * they are held goes there too, a thread that left is not moved, a later
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "../lib/check.h"
-#include "../../src/cpu_pin.h"
+#include "util/cpu_pin.h"
 
 CHECK_MAIN_DEFS;
 

@@ -16,7 +16,7 @@
 
 #include "../lib/check.h"
 #include "../lib/many_names.h"
-#include "../../src/fs/dir_stream.h"
+#include "fs/dir_stream.h"
 
 CHECK_MAIN_DEFS;
 

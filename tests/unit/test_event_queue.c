@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../src/deliver/event_queue.h"
+#include "deliver/replay/event_queue.h"
 #include "../lib/check.h"
 
 CHECK_MAIN_DEFS;

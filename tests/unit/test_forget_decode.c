@@ -11,7 +11,7 @@
 #include <string.h>
 #include <linux/fuse.h>
 
-#include "../../src/forget_decode.h"
+#include "session/forget_decode.h"
 #include "../lib/check.h"
 
 CHECK_MAIN_DEFS;

@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 #include "../lib/check.h"
-#include "../../src/fs/inode_table.h"
-#include "../../src/fs/name_check.h"
-#include "../../src/fs/names_shown.h"
+#include "fs/inode_table.h"
+#include "fs/name_check.h"
+#include "fs/names_shown.h"
 
 CHECK_MAIN_DEFS;
 

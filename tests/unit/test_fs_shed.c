@@ -17,10 +17,10 @@
 #include <unistd.h>
 
 #include "../lib/check.h"
-#include "../../src/fs/inode_table.h"
-#include "../../src/fs/names_shown.h"
-#include "../../src/fs/shed.h"
-#include "../../src/fs/shed_bound.h"
+#include "fs/inode_table.h"
+#include "fs/names_shown.h"
+#include "fs/shed.h"
+#include "fs/shed_bound.h"
 
 CHECK_MAIN_DEFS;
 

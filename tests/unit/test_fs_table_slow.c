@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "../lib/check.h"
-#include "../../src/fs/inode_table.h"
+#include "fs/inode_table.h"
 
 CHECK_MAIN_DEFS;
 

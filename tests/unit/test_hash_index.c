@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../src/fnv.h"
-#include "../../src/fs/fs_list.h"
-#include "../../src/fs/hash_index.h"
+#include "util/fnv.h"
+#include "fs/fs_list.h"
+#include "fs/hash_index.h"
 #include "../lib/check.h"
 
 CHECK_MAIN_DEFS;

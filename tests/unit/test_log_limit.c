@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests of the per-message log rate limit (src/log_limit.c): the
+ * Unit tests of the per-message log rate limit (src/util/log_limit.c): the
  * first line of a message passes, the same message within the interval is
  * held back and counted, the next one due says how many were held back,
  * other messages are limited apart, and the flush reports what is left.
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "../lib/check.h"
-#include "../../src/log_limit.h"
+#include "util/log_limit.h"
 
 CHECK_MAIN_DEFS;
 

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Unit tests of the table of directories where the kernel asked for the
- * child (src/deliver/proto_asked.c): an answer holds for its directory,
+ * child (src/deliver/proto/proto_asked.c): an answer holds for its directory,
  * generation, kinds of event and epoch only, kinds add up, and a
  * directory that takes another's slot forgets the other.
  */
 #include <string.h>
 
 #include "../lib/check.h"
-#include "../../src/deliver/proto_asked.h"
-#include "../../include/rnotify_proto.h"
+#include "deliver/proto/proto_asked.h"
+#include "rnotify_proto.h"
 
 CHECK_MAIN_DEFS;
 

@@ -9,7 +9,7 @@
 #include <linux/fuse.h>
 #include <sys/stat.h>
 
-#include "../../src/deliver/proto_codec.h"
+#include "protocol/proto_codec.h"
 #include "../lib/check.h"
 
 CHECK_MAIN_DEFS;

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../include/rnotify_proto.h"
+#include "rnotify_proto.h"
 #include "../lib/check.h"
 
 CHECK_MAIN_DEFS;

@@ -6,7 +6,7 @@
  */
 #include <stdio.h>
 
-#include "../../src/deliver/proto_watches.h"
+#include "protocol/proto_watches.h"
 #include "../lib/check.h"
 
 CHECK_MAIN_DEFS;

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "../../src/deliver/replay_internal.h"
+#include "deliver/replay/replay_internal.h"
 #include "../lib/check.h"
 
 CHECK_MAIN_DEFS;

@@ -12,10 +12,10 @@
 #include <sys/inotify.h>
 #include <linux/fanotify.h>
 
-#include "../../src/watch/handle_cache.h"
-#include "../../src/watch/fanotify_decode.h"
-#include "../../src/watch/inotify_decode.h"
-#include "../../src/watch/own_expect.h"
+#include "watch/handle_cache.h"
+#include "watch/fanotify_decode.h"
+#include "watch/inotify_decode.h"
+#include "watch/own_expect.h"
 #include "../lib/check.h"
 
 CHECK_MAIN_DEFS;
@@ -298,14 +298,14 @@ static size_t i_put(unsigned char *b, size_t off, int wd, uint32_t mask,
 static unsigned char i_keep[1024];
 
 static size_t i_decode(const unsigned char *b, size_t len,
-		       struct ino_record *out, unsigned int *errors)
+		       struct inotify_record *out, unsigned int *errors)
 {
 	unsigned char *copy = malloc(len ? len : 1);
 	size_t i, n;
 
 	memcpy(copy, b, len);
 	*errors = 0;
-	n = ino_decode(copy, len, out, 16, errors);
+	n = inotify_decode(copy, len, out, 16, errors);
 	memcpy(i_keep, copy, len);
 	for (i = 0; i < n; i++)
 		if (out[i].name[0])
@@ -315,10 +315,10 @@ static size_t i_decode(const unsigned char *b, size_t len,
 	return n;
 }
 
-static void test_ino(void)
+static void test_inotify(void)
 {
 	unsigned char b[1024];
-	struct ino_record r[16];
+	struct inotify_record r[16];
 	unsigned int err;
 	size_t len = 0, n;
 
@@ -551,7 +551,7 @@ int main(void)
 	test_fan_valid();
 	test_fan_corrupt();
 	test_fan_skip();
-	test_ino();
+	test_inotify();
 	test_expect();
 	test_expect_stamp();
 	test_expect_stamp_full();

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../src/watch/watch.h"
+#include "watch/watch.h"
 #include "../lib/check.h"
 #include "../lib/scratch.h"
 

@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../src/watch/watch.h"
+#include "watch/watch.h"
 #include "../lib/check.h"
 #include "../lib/scratch.h"
 

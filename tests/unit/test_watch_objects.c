@@ -20,8 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../src/watch/watch.h"
-#include "../../src/watch/watch_backend.h"
+#include "watch/watch.h"
+#include "watch/watch_backend.h"
 #include "../lib/check.h"
 #include "../lib/scratch.h"
 

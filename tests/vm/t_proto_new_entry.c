@@ -23,7 +23,7 @@
 
 #include "../lib/check.h"
 #include "rnotify_proto.h"
-#include "../../src/deliver/proto_codec.h"
+#include "protocol/proto_codec.h"
 #include "vmfs.h"
 #include "vmwatch.h"
 

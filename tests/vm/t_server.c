@@ -847,7 +847,7 @@ static void test_replay_declines(void)
 	      IN_DELETE | IN_ISDIR, "rd", NULL));
 	close(in);
 	CHECK("replay: umount of the mount", umount(M "2") == 0);
-	/* The VM's mount table fits a stdio buffer (src/mountinfo.c). */
+	/* The VM's mount table fits a stdio buffer (src/util/mountinfo.c). */
 	CHECK("replay: the server notices it and exits 0 by itself",
 	      vm_server_wait(pid));
 }

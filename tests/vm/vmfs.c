@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../src/deliver/proto_codec.h"
+#include "protocol/proto_codec.h"
 #include "vmfs.h"
 
 #define VMFS_NODES	512

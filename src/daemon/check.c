@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The --check report. Each line tries the real thing where it can (the
+ * host watcher is opened on BACKING exactly as a mount would open it)
+ * rather than guessing from versions.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "session/init_probe.h"
+#include "watch/watch.h"
+
+static bool check_fuse_device(void)
+{
+	int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		printf("/dev/fuse:        unusable: %s\n", strerror(errno));
+		return false;
+	}
+	close(fd);
+	printf("/dev/fuse:        ok\n");
+	return true;
+}
+
+static bool check_watcher(const struct cli *cli)
+{
+	struct watch_config wc = { .backend = cli->watch_backend };
+	struct watch *w;
+	bool ok;
+
+	wc.backing_fd = open(cli->backing, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (wc.backing_fd < 0) {
+		printf("host watcher:     %s: %s\n", cli->backing,
+		       strerror(errno));
+		return false;
+	}
+	w = watch_open(&wc);
+	ok = w != NULL;
+	if (!ok)
+		printf("host watcher:     none: %s\n", strerror(errno));
+	else if (!strcmp(watch_backend_name(w), "fanotify"))
+		printf("host watcher:     fanotify filesystem mark; the server's own changes are told apart by pid\n");
+	else
+		printf("host watcher:     inotify, one watch per directory (fanotify was refused or not asked for); own changes are told apart by bracketing them\n");
+	watch_close(w);
+	close(wc.backing_fd);
+	return ok;
+}
+
+/* The kernel's own answer, from a throwaway mount's INIT. */
+static bool check_protocol(void)
+{
+	bool offered = false;
+	int err = init_probe(&offered);
+
+	if (err)
+		printf("kernel protocol:  unknown: probe mount: %s\n",
+		       strerror(-err));
+	else if (offered)
+		printf("kernel protocol:  offered (a kernel with the rnotify series): events are sent as notifications\n");
+	else
+		printf("kernel protocol:  not offered by this kernel (it needs the series in kernel/)\n");
+	return !err && offered;
+}
+
+/* What a mount with these options would do; 0 if it delivers. */
+static int check_mode(const struct cli *cli, bool fuse, bool replay,
+		      bool protocol)
+{
+	const char *mode = "none (the mount is served, remote changes are not delivered)";
+	int ret = 1;
+
+	if (cli->delivery == CLI_DELIVERY_NONE) {
+		mode = "none (delivery=none)";
+	} else if (protocol) {
+		mode = "protocol";
+		ret = 0;
+	} else if (cli->delivery == CLI_DELIVERY_PROTOCOL) {
+		mode = "no mount: delivery=protocol needs a kernel that offers it";
+	} else if (replay) {
+		mode = "replay";
+		ret = 0;
+	}
+	printf("mode at mount:    %s\n", fuse ? mode : "no mount is possible");
+	return fuse ? ret : 1;
+}
+
+int check_run(const struct cli *cli)
+{
+	bool fuse = check_fuse_device();
+	bool watcher = check_watcher(cli);
+	bool root = geteuid() == 0;
+	bool replay = watcher && root && cli->delivery != CLI_DELIVERY_PROTOCOL;
+	bool protocol;
+
+	printf("replay delivery:  %s\n", root ?
+	       "possible (running as root: open_by_handle_at on the mount)" :
+	       "impossible: needs root (open_by_handle_at on the mount)");
+	protocol = fuse && check_protocol() && watcher &&
+		   cli->delivery != CLI_DELIVERY_REPLAY;
+	return check_mode(cli, fuse, replay, protocol);
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Command line: libfuse's conventions (-f, -d, -s, -o opt[,opt], -h, -V)
+ * plus rnotifyfs's own -o options. Parsing only; no side effects but
+ * messages on stderr.
+ */
+#ifndef RNOTIFY_DAEMON_CLI_H
+#define RNOTIFY_DAEMON_CLI_H
+
+#define FUSE_USE_VERSION 34
+#include <fuse_lowlevel.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define RNOTIFY_VERSION "0.1.0"
+#define CLI_MAX_INODES_AUTO (-1L)	/* from the memory cgroup's limit */
+#define CLI_MAX_INODES_MAX (1L << 40)
+
+enum cli_delivery {
+	CLI_DELIVERY_AUTO,
+	CLI_DELIVERY_REPLAY,
+	CLI_DELIVERY_PROTOCOL,
+	CLI_DELIVERY_NONE,
+};
+
+struct cli {
+	char *backing;		/* realpath of BACKING */
+	char *mountpoint;	/* realpath of MOUNTPOINT */
+	bool foreground;
+	bool debug;
+	bool singlethread;
+	bool check;		/* --check: report, do not mount */
+	enum cli_delivery delivery;
+	int watch_backend;	/* enum watch_backend */
+	bool passthrough;	/* -o passthrough=auto (default) */
+	double entry_timeout;
+	double attr_timeout;
+	size_t queue_size;
+	long max_inodes;	/* CLI_MAX_INODES_AUTO, 0 (none) or a bound */
+	struct fuse_args args;	/* what is left for fuse_session_new() */
+};
+
+/*
+ * Returns 0 to go on, 1 when the command is done (help, version), or -1
+ * after printing a one-line error.
+ */
+int cli_parse(int argc, char **argv, struct cli *cli);
+void cli_free(struct cli *cli);
+
+#endif

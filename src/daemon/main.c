@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * rnotifyfs: exports a backing directory over FUSE and delivers changes
+ * made to it from outside the mount to inotify/fanotify watchers on the
+ * mount. This file wires the parts together and owns the process's life:
+ * parse, mount, daemonize, serve, and on SIGINT/SIGTERM/SIGHUP stop the
+ * delivery chain while the session still serves it, then unmount.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "cli.h"
+#include "util/cpu_pin.h"
+#include "deliver/delivery.h"
+#include "util/log_out.h"
+#include "mount_gone.h"
+#include "deliver/mount_cwd.h"
+#include "fs/fs.h"
+#include "fs/passthrough.h"
+#include "session/session_io.h"
+#include "session/serve_loop.h"
+#include "watchdog.h"
+
+struct server {
+	struct cli cli;
+	struct fs *fs;
+	struct fuse_session *se;
+	struct delivery *delivery;
+	struct cpu_pin pin;	/* the threads that answer requests */
+	sigset_t stop_signals;
+	pthread_t stopper;
+	pthread_t loop_thread;
+	struct watchdog *watchdog;
+};
+
+/*
+ * The passthrough holds one O_PATH fd per inode the kernel knows, so a
+ * large tree exhausts the usual soft limit of 1024 (and even 20000): take
+ * as many as the system allows (root may raise the hard limit up to
+ * fs.nr_open), as libfuse's passthrough_hp does.
+ */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+	unsigned long nr_open = 0;
+	FILE *f = fopen("/proc/sys/fs/nr_open", "r");
+
+	if (f) {
+		if (fscanf(f, "%lu", &nr_open) != 1)
+			nr_open = 0;
+		fclose(f);
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	if (nr_open > rl.rlim_max) {
+		struct rlimit want = { nr_open, nr_open };
+
+		if (!setrlimit(RLIMIT_NOFILE, &want))
+			return;
+	}
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+/* Workers answering requests at once, at most (libfuse's default). */
+#define SERVE_MAX_WORKERS 10
+static_assert(SERVE_MAX_WORKERS < CPU_PIN_MEMBERS, "a worker left unheld");
+
+/* Only interrupts the loop's wait, so that it sees the session has exited. */
+static void wake_handler(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Waits for a stop signal (or the one main sends once the session has
+ * ended by itself), stops delivery while the loop can still answer the
+ * replayer, then ends the loop: the session is marked exited and the loop
+ * thread's wait is interrupted by SIGUSR1 (no SA_RESTART).
+ */
+static void *stopper_main(void *arg)
+{
+	struct server *s = arg;
+	int sig;
+
+	sigwait(&s->stop_signals, &sig);
+	delivery_stop(s->delivery);
+	s->delivery = NULL;
+	fs_stop_shedding(s->fs);
+	fuse_session_exit(s->se);
+	pthread_kill(s->loop_thread, SIGUSR1);
+	return NULL;
+}
+
+/*
+ * A worker is stuck in a request on a backing store that stopped
+ * answering: waiting could take forever, and freeing the session under it
+ * would crash. Detach the mount and end the process: the kernel then
+ * fails the stuck request with ENOTCONN, and the watchdog, not released,
+ * aborts the connection.
+ */
+static void leave_stuck(struct server *s)
+{
+	fuse_log(FUSE_LOG_ERR,
+		 "rnotifyfs: a request still waits for the backing store 2 s after the stop: exiting without its answer\n");
+	fuse_session_unmount(s->se);
+	_exit(1);
+}
+
+static int serve_session(struct server *s)
+{
+	struct sigaction wake = { .sa_handler = wake_handler };
+	bool fatal;
+	int ret;
+
+	sigaction(SIGUSR1, &wake, NULL);
+	s->loop_thread = pthread_self();
+	/* Delivery's mode depends on what INIT negotiated. */
+	if (session_io_serve_init(s->se)) {
+		fuse_log(FUSE_LOG_ERR, "rnotifyfs: no INIT from the kernel\n");
+		return 1;
+	}
+	s->delivery = delivery_start(s->delivery, &s->cli, s->fs,
+				     fuse_session_fd(s->se), &s->pin, &fatal);
+	if (fatal)
+		return 1;
+	if (pthread_create(&s->stopper, NULL, stopper_main, s)) {
+		delivery_stop(s->delivery);
+		s->delivery = NULL;
+		return 1;
+	}
+	if (s->cli.singlethread) {
+		cpu_pin_join(&s->pin);
+		ret = fuse_session_loop(s->se);
+		cpu_pin_leave(&s->pin);
+	} else {
+		ret = serve_loop_run(s->se, SERVE_MAX_WORKERS, &s->pin);
+	}
+	pthread_kill(s->stopper, SIGTERM);
+	pthread_join(s->stopper, NULL);
+	if (ret == SERVE_LOOP_STUCK)
+		leave_stuck(s);
+	return ret ? 1 : 0;
+}
+
+/* Delivery requests its own mount: a watchdog covers a sudden death. */
+static int serve(struct server *s)
+{
+	int ret;
+
+	/* Forked before any other thread exists. */
+	if (s->cli.delivery != CLI_DELIVERY_NONE) {
+		s->watchdog = watchdog_start(s->cli.mountpoint);
+		if (!s->watchdog)
+			fuse_log(FUSE_LOG_WARNING,
+				 "rnotifyfs: no watchdog (%s): if the server is killed while delivering, abort the connection by hand\n",
+				 strerror(errno));
+	}
+	ret = serve_session(s);
+	watchdog_release(s->watchdog);
+	return ret;
+}
+
+/* How long the kernel may take to end the connection after users unmount. */
+#define CONNECTION_END_MS 2000
+
+/*
+ * Users unmounted it, and the threads that held our copies of the mount
+ * have ended: the kernel ends the connection once those copies are gone.
+ * Then fuse_session_unmount() only frees what it holds, and leaves alone
+ * the mount point, which may be someone else's by now.
+ */
+static bool connection_ended(struct fuse_session *se)
+{
+	struct pollfd p = { .fd = fuse_session_fd(se) };
+
+	if (poll(&p, 1, CONNECTION_END_MS) == 1 && (p.revents & POLLERR))
+		return true;
+	fuse_log(FUSE_LOG_ERR,
+		 "rnotifyfs: the connection still lives %d ms after the unmount\n",
+		 CONNECTION_END_MS);
+	return false;
+}
+
+static bool wants_protocol(const struct cli *cli)
+{
+	return cli->delivery == CLI_DELIVERY_AUTO ||
+	       cli->delivery == CLI_DELIVERY_PROTOCOL;
+}
+
+static int mount_and_serve(struct server *s)
+{
+	struct mount_gone *gone;
+	struct fs_config fc = {
+		.backing = s->cli.backing,
+		.entry_timeout = s->cli.entry_timeout,
+		.attr_timeout = s->cli.attr_timeout,
+		.max_inodes = s->cli.max_inodes,
+		.debug = s->cli.debug,
+	};
+	bool fatal;
+	int ret = 1;
+
+	s->fs = fs_new(&fc);
+	if (!s->fs) {
+		fprintf(stderr, "rnotifyfs: %s: %s\n", s->cli.backing,
+			strerror(errno));
+		return 1;
+	}
+	fs_passthrough_want(s->cli.passthrough);
+	s->delivery = delivery_new(&s->cli, s->fs, &fatal);
+	if (fatal)
+		goto out_fs;
+	s->se = fuse_session_new(&s->cli.args, fs_ops(), sizeof(*fs_ops()),
+				 s->fs);
+	if (!s->se)
+		goto out_fs;
+	fs_set_session(s->fs, s->se);
+	if (fuse_session_mount(s->se, s->cli.mountpoint))
+		goto out_session;
+	if (session_io_install(s->se, wants_protocol(&s->cli)))
+		goto out_unmount;
+	if (fuse_daemonize(s->cli.foreground))
+		goto out_unmount;
+	if (!s->cli.foreground)
+		log_out_syslog();
+	/* Threads inherit the mask: only the stopper takes these signals. */
+	pthread_sigmask(SIG_BLOCK, &s->stop_signals, NULL);
+	gone = mount_gone_start(s->cli.mountpoint);
+	if (gone)
+		mount_cwd_use_copy();
+	else
+		fuse_log(FUSE_LOG_WARNING,
+			 "rnotifyfs: cannot watch the mount table (%s): umount fails while a remote change is replayed or a remote writer holds a file open\n",
+			 strerror(errno));
+	ret = serve(s);
+	if (mount_gone_stop(gone) && !connection_ended(s->se))
+		goto out_session;
+out_unmount:
+	fuse_session_unmount(s->se);
+out_session:
+	fs_set_session(s->fs, NULL);
+	fuse_session_destroy(s->se);
+out_fs:
+	/* Left when delivery never started. */
+	delivery_stop(s->delivery);
+	fs_destroy(s->fs);
+	session_io_free();
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct server s = { 0 };
+	int ret = cli_parse(argc, argv, &s.cli);
+
+	if (ret) {
+		cli_free(&s.cli);
+		return ret < 0 ? 1 : 0;
+	}
+	raise_fd_limit();
+	/* Before any thread: the home of every thread a replay holds. */
+	cpu_pin_init(&s.pin);
+	log_out_stderr(s.cli.debug);
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&s.stop_signals);
+	sigaddset(&s.stop_signals, SIGINT);
+	sigaddset(&s.stop_signals, SIGTERM);
+	sigaddset(&s.stop_signals, SIGHUP);
+	ret = s.cli.check ? check_run(&s.cli) : mount_and_serve(&s);
+	log_out_flush();
+	cpu_pin_destroy(&s.pin);
+	cli_free(&s.cli);
+	return ret;
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Noticing that users unmounted the mount.
+ *
+ * The threads that work in the mount (the replayer, the protocol
+ * sender's lookups) do it in a private copy of it (deliver/mount_cwd.h),
+ * so that a plain `umount` never finds the mount busy because of them.
+ * That copy keeps the filesystem alive, so the kernel no longer ends the
+ * session when users unmount it: a thread watches our mount namespace's
+ * table instead (poll() on /proc/self/mountinfo wakes at every change),
+ * and once no mount of our device is left in it, the server stops as for
+ * SIGTERM. A bind mount of the mount elsewhere keeps it serving.
+ */
+#ifndef RNOTIFY_DAEMON_MOUNT_GONE_H
+#define RNOTIFY_DAEMON_MOUNT_GONE_H
+
+#include <stdbool.h>
+
+struct mount_gone;
+
+/*
+ * Starts watching for the mount at mountpoint (already mounted) to go;
+ * then SIGTERM is sent to the process. Call it with the stop signals
+ * blocked, so that the thread inherits the mask. NULL with errno set.
+ */
+struct mount_gone *mount_gone_start(const char *mountpoint);
+
+/* Stops watching (NULL: a no-op); true if users had unmounted it. */
+bool mount_gone_stop(struct mount_gone *g);
+
+#endif

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <fuse_log.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "deliver/proto/proto.h"
+#include "deliver/replay/replay.h"
+#include "delivery.h"
+#include "event_pump.h"
+#include "fs/passthrough.h"
+#include "session/session_io.h"
+#include "watch/watch.h"
+
+struct delivery {
+	struct watch *watch;
+	struct event_queue *queue;
+	struct event_pump *pump;
+	struct replay *replay;
+	struct proto_send *send;
+	struct fs *fs;
+	struct fs *hooked;	/* whose change hook points at watch */
+	bool debug;
+	struct event_sink backend;	/* what the pump feeds, through ours */
+};
+
+static bool resolve_dir(void *arg, const void *handle, size_t len, int type,
+			struct rn_id *id)
+{
+	return fs_resolve_dir_handle(arg, handle, len, type, id);
+}
+
+static int held_object(void *arg, const void *handle, size_t len, int type,
+		       struct rn_id *id)
+{
+	return fs_held_handle(arg, handle, len, type, id);
+}
+
+static void own_change(void *arg, const struct rn_id *id, const char *name,
+		       unsigned int kinds, bool ended, const struct stat *after)
+{
+	watch_own_change(arg, id, name, kinds, ended, after);
+}
+
+/* Replay reaches directories by file handle: open_by_handle_at(). */
+static bool can_replay(void)
+{
+	return geteuid() == 0;
+}
+
+static void send_free(struct delivery *d)
+{
+	struct proto_send_stats st;
+
+	proto_send_free(d->send, &st);
+	if (d->debug)
+		fuse_log(FUSE_LOG_INFO,
+			 "rnotifyfs: notified %lu, skipped %lu, failed %lu, lookups %lu, directories looked up %lu, overflows %lu, by name %lu (sent again with the entry %lu), new entries refused by name %lu\n",
+			 st.events, st.skipped, st.failed, st.lookups,
+			 st.dirs_held, st.overflows, st.by_name,
+			 st.with_entry, st.new_refused);
+}
+
+/*
+ * What the host's fanotify queue may hold unread while the replay queue is
+ * full (FIONREAD bytes: about 100 a short event, a little more in kernel
+ * memory, charged to our cgroup): some 650,000 events, as many again as
+ * the default queue=N holds.
+ */
+#define HOST_UNREAD_MAX ((size_t)64 << 20)
+
+static void delivery_free(struct delivery *d)
+{
+	struct replay_stats st;
+
+	/* The thread replaying when told to stop ends after its event. */
+	replay_abandon(d->replay);
+	event_pump_stop(d->pump);
+	if (d->send)
+		send_free(d);
+	if (d->replay) {
+		replay_stop(d->replay, &st);
+		if (st.abandoned)
+			fuse_log(FUSE_LOG_INFO,
+				 "rnotifyfs: stopping: %lu remote events read and left unreplayed (the mount goes)\n",
+				 st.abandoned);
+		if (d->debug)
+			fuse_log(FUSE_LOG_INFO,
+				 "rnotifyfs: replayed %lu, skipped %lu, failed %lu, overflows %lu, backlogs on one CPU %lu\n",
+				 st.replayed, st.skipped, st.failed,
+				 st.overflows, st.held);
+	}
+	/* FUSE handlers still run: none may call into a closed watch. */
+	if (d->hooked)
+		fs_set_change_hook(d->hooked, NULL, NULL);
+	watch_close(d->watch);
+	event_queue_free(d->queue);
+	free(d);
+}
+
+/*
+ * Replay: the pump's threads fill a queue and take turns draining it, so
+ * that one reads the host while the other replays.
+ */
+static int replay_backend(struct delivery *d, const struct cli *cli,
+			  struct fs *fs, struct cpu_pin *pin,
+			  struct event_sink *sink)
+{
+	d->queue = event_queue_new(cli->queue_size);
+	if (!d->queue)
+		return -1;
+	/* A burst past the queue then waits in the host's, and is not lost. */
+	if (watch_keeps_unread(d->watch))
+		event_queue_wait_for_room(d->queue, watch_fd(d->watch),
+					  HOST_UNREAD_MAX);
+	d->replay = replay_new(fs, d->queue, cli->mountpoint, pin);
+	if (!d->replay)
+		return -1;
+	*sink = (struct event_sink){
+		.event = replay_queue_event,
+		.drained = replay_drained,
+		.thread_init = replay_thread_init,
+		.arg = d->replay,
+	};
+	return 0;
+}
+
+/* Protocol: the pump thread sends each event itself. */
+static int protocol_backend(struct delivery *d, const struct cli *cli,
+			    struct fs *fs, int fuse_fd, struct event_sink *sink)
+{
+	struct proto_send_config pc = {
+		.fs = fs,
+		.watches = session_io_watches(),
+		.fuse_fd = fuse_fd,
+		.watch = d->watch,
+		.mountpoint = cli->mountpoint,
+	};
+
+	/*
+	 * proto_events.c names a created or deleted object by its directory
+	 * and name (a new one is pushed, if at all, by the gen of its handle:
+	 * fs_entry_push()), and reads other objects' ids only to find the
+	 * node the kernel holds: one it does not hold needs no id, and is
+	 * pushed by that gen too.
+	 */
+	pc.link_counts = watch_objects(d->watch, RN_EV_BIT(RN_EV_CREATE) |
+				       RN_EV_BIT(RN_EV_DELETE), held_object,
+				       fs);
+	d->send = proto_send_new(&pc);
+	if (!d->send)
+		return -1;
+	*sink = (struct event_sink){
+		.event = proto_send_event,
+		.drained = proto_send_drained,
+		.arg = d->send,
+	};
+	return 0;
+}
+
+/*
+ * The host watcher first: its limits are the user's (fs.fanotify.*,
+ * fs.inotify.*), so a refusal is said before anything is mounted.
+ */
+static int delivery_watch(struct delivery *d, const struct cli *cli,
+			  struct fs *fs)
+{
+	struct watch_config wc = {
+		.backing_fd = fs_backing_fd(fs),
+		.backend = cli->watch_backend,
+		.resolve = resolve_dir,
+		.resolve_arg = fs,
+	};
+
+	d->watch = watch_open(&wc);
+	if (!d->watch)
+		return -1;
+	if (!strcmp(watch_backend_name(d->watch), "inotify")) {
+		fs_set_change_hook(fs, own_change, d->watch);
+		d->hooked = fs;
+		/* Its events name no object: a writer's close would pass. */
+		fs_passthrough_want(false);
+	}
+	return 0;
+}
+
+/*
+ * The kernel's close of a backing file it opened for a writer on the
+ * mount is not a remote change (fs/passthrough.h). A directory moved out
+ * of the export is out of the client's reach before it hears of it.
+ */
+static void sink_event(void *arg, const struct rn_event *ev)
+{
+	struct delivery *d = arg;
+
+	if (ev->kind == RN_EV_DELETE && ev->moved && ev->isdir)
+		fs_boundary_moved(d->fs);
+	if (ev->kind == RN_EV_CLOSE_WRITE &&
+	    fs_passthrough_backing_close(&ev->obj))
+		return;
+	d->backend.event(d->backend.arg, ev);
+}
+
+static void sink_drained(void *arg)
+{
+	struct delivery *d = arg;
+
+	if (d->backend.drained)
+		d->backend.drained(d->backend.arg);
+}
+
+static int sink_thread_init(void *arg)
+{
+	struct delivery *d = arg;
+
+	return d->backend.thread_init ?
+	       d->backend.thread_init(d->backend.arg) : 0;
+}
+
+static int delivery_chain(struct delivery *d, const struct cli *cli,
+			  struct fs *fs, int fuse_fd, struct cpu_pin *pin)
+{
+	struct event_sink sink = {
+		.event = sink_event,
+		.drained = sink_drained,
+		.thread_init = sink_thread_init,
+		.arg = d,
+	};
+
+	/* The kernel's protocol when it was negotiated at INIT. */
+	if (session_io_active() ?
+	    protocol_backend(d, cli, fs, fuse_fd, &d->backend) :
+	    replay_backend(d, cli, fs, pin, &d->backend))
+		return -1;
+	fs_passthrough_closes_taken();
+	d->pump = event_pump_start(d->watch, &sink,
+				   d->replay ? EVENT_PUMP_MAX_THREADS : 1);
+	return d->pump ? 0 : -1;
+}
+
+/* Why delivery cannot run as asked, or NULL if it can. */
+static const char *delivery_refused(const struct cli *cli)
+{
+	if (cli->delivery == CLI_DELIVERY_PROTOCOL && !session_io_active())
+		return session_io_offered() ?
+		       "the kernel offered remote fsnotify but it was not accepted" :
+		       "delivery=protocol: this kernel does not offer remote fsnotify (it needs the kernel/ series)";
+	if (!session_io_active() && !can_replay())
+		return "remote change delivery needs root (open_by_handle_at) unless the kernel speaks the protocol";
+	return NULL;
+}
+
+struct delivery *delivery_new(const struct cli *cli, struct fs *fs,
+			      bool *fatal)
+{
+	struct delivery *d;
+
+	*fatal = false;
+	if (cli->delivery == CLI_DELIVERY_NONE)
+		return NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		fuse_log(FUSE_LOG_ERR, "rnotifyfs: cannot start delivery: %s\n",
+			 strerror(errno));
+		*fatal = true;
+		return NULL;
+	}
+	d->debug = cli->debug;
+	d->fs = fs;
+	/* watch_open() logged why. */
+	if (delivery_watch(d, cli, fs)) {
+		delivery_free(d);
+		*fatal = true;
+		return NULL;
+	}
+	return d;
+}
+
+struct delivery *delivery_start(struct delivery *d, const struct cli *cli,
+				struct fs *fs, int fuse_fd,
+				struct cpu_pin *pin, bool *fatal)
+{
+	const char *why;
+
+	*fatal = false;
+	if (!d)
+		return NULL;
+	why = delivery_refused(cli);
+	if (why) {
+		*fatal = cli->delivery != CLI_DELIVERY_AUTO;
+		fuse_log(*fatal ? FUSE_LOG_ERR : FUSE_LOG_WARNING,
+			 "rnotifyfs: %s%s\n", why,
+			 *fatal ? "" : "; serving without delivery");
+		delivery_free(d);
+		return NULL;
+	}
+	if (delivery_chain(d, cli, fs, fuse_fd, pin)) {
+		fuse_log(FUSE_LOG_ERR, "rnotifyfs: cannot start delivery: %s\n",
+			 strerror(errno));
+		delivery_free(d);
+		*fatal = true;
+		return NULL;
+	}
+	fuse_log(FUSE_LOG_DEBUG, "rnotifyfs: delivery: %s, watch: %s\n",
+		 d->send ? "protocol" : "replay",
+		 watch_backend_name(d->watch));
+	return d;
+}
+
+void delivery_stop(struct delivery *d)
+{
+	if (d)
+		delivery_free(d);
+}

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The replayer: takes events from the queue in host order and replays
+ * each one through the mount (replay_names.c, replay_content.c).
+ *
+ * There is no replayer thread of its own: the event pump's threads read
+ * the host watcher, queue what they read, and the one that finds nobody
+ * replaying takes the queue's consumer role and replays until the queue
+ * is empty, while the other goes on reading. A lone change is replayed by
+ * the thread woken for it: no hand-over to another thread.
+ *
+ * Lifetime: replay_new() installs the gate; the pump's threads then call
+ * replay_thread_init() (which waits for the FUSE loop to serve: the pump
+ * threads may, the loop's own thread may not), replay_queue_event() and
+ * replay_drained(). replay_abandon() comes before the pump stops, and
+ * replay_stop() after, while the session still serves.
+ *
+ * The replayer reaches the mount through its working directory
+ * (mount_cwd.h), the mount root while it replays and "/" between its turns.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/mountinfo.h"
+#include "deliver/overflow_log.h"
+#include "replay_internal.h"
+
+struct replay *replay_new(struct fs *fs, struct event_queue *q,
+			  const char *mountpoint, struct cpu_pin *pin)
+{
+	struct replay *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->mountpoint = strdup(mountpoint);
+	if (!r->mountpoint) {
+		free(r);
+		return NULL;
+	}
+	/* Left 0 if not found: each turn's first entry then learns it. */
+	mountinfo_dev_of(mountpoint, &r->mount_dev);
+	r->fs = fs;
+	r->queue = q;
+	r->pin = pin;
+	/* Never changed: no system call per replay for a stand-in's owner. */
+	r->uid = getuid();
+	r->gid = getgid();
+	atomic_init(&r->tid, -1);
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_mutex_init(&r->refresh_lock, NULL);
+	fs_set_gate(fs, replay_gate, r);
+	return r;
+}
+
+/* The thread's id, without a system call after the first. */
+static pid_t replay_self(void)
+{
+	static __thread pid_t tid;
+
+	if (!tid)
+		tid = gettid();
+	return tid;
+}
+
+/*
+ * A working directory (and copy of the mounts) of the thread's own. Not
+ * an entry into the mount yet: that may wait for a GETATTR, which only
+ * the session loop, started after the pump, answers; a start that failed
+ * would then wait for this thread for good.
+ */
+int replay_thread_init(void *arg)
+{
+	struct replay *r = arg;
+	int ret = mount_cwd_own();
+
+	if (ret)
+		fuse_log(FUSE_LOG_ERR, "rnotifyfs: replay: %s: %s\n",
+			 r->mountpoint, strerror(-ret));
+	return ret;
+}
+
+void replay_queue_event(void *arg, const struct rn_event *ev)
+{
+	struct replay *r = arg;
+
+	if (atomic_load(&r->abandon)) {
+		/* Stopping: the rest of the read goes too. */
+		atomic_fetch_add(&r->read_at_stop, 1);
+		return;
+	}
+	/* Full, and nobody replays: this thread does, then queues. */
+	while (!event_queue_room(r->queue, ev))
+		replay_drained(r);
+	event_queue_push(r->queue, ev);
+}
+
+/*
+ * Is the next event the first write or close of the file ev creates? A
+ * writer's CREATE and CLOSE_WRITE often come as one host event, and are
+ * queued one after the other.
+ */
+static bool next_opens(struct replay *r, const struct rn_event *ev)
+{
+	struct rn_event next;
+
+	if (ev->isdir || !event_queue_peek(r->queue, &next))
+		return false;
+	if (next.kind != RN_EV_MODIFY && next.kind != RN_EV_CLOSE_WRITE)
+		return false;
+	if (rn_id_known(&ev->obj) && rn_id_known(&next.obj) &&
+	    !rn_id_equal(&ev->obj, &next.obj))
+		return false;
+	return rn_id_equal(&ev->dir, &next.dir) &&
+	       !strcmp(ev->name, next.name);
+}
+
+static int replay_event(struct replay *r, const struct rn_event *ev)
+{
+	if (ev->kind != RN_EV_MODIFY)
+		r->last_modified = 0;
+	switch (ev->kind) {
+	case RN_EV_CREATE:
+		return replay_create(r, ev, next_opens(r, ev));
+	case RN_EV_DELETE:
+		return replay_delete(r, ev);
+	case RN_EV_MOVE:
+		return replay_move(r, ev);
+	case RN_EV_MODIFY:
+		return replay_modify(r, ev);
+	case RN_EV_ATTRIB:
+		return replay_attrib(r, ev);
+	case RN_EV_CLOSE_WRITE:
+		return replay_close_write(r, ev);
+	case RN_EV_OVERFLOW:
+		/*
+		 * A stock kernel has no way to queue IN_Q_OVERFLOW for
+		 * watchers of a FUSE mount: count it and log it.
+		 */
+		r->stats.overflows++;
+		overflow_log_warn(event_queue_dropped(r->queue));
+		return 0;
+	}
+	return 0;
+}
+
+static void replay_count(struct replay *r, const struct rn_event *ev,
+			 int ret)
+{
+	if (ret > 0) {
+		r->stats.replayed++;
+	} else if (ret == 0) {
+		r->stats.skipped++;
+	} else {
+		r->stats.failed++;
+		fuse_log(FUSE_LOG_DEBUG, "rnotifyfs: replay of %s %s: %s\n",
+			 rn_event_kind_name(ev->kind), ev->name,
+			 strerror(-ret));
+	}
+}
+
+/*
+ * A second event in one turn is a backlog: its round trips are worth
+ * holding on one CPU (cpu_pin.c). A lone event is not.
+ */
+static bool hold_backlog(struct replay *r, unsigned long taken)
+{
+	if (taken != 2 || !r->pin)
+		return false;
+	cpu_pin_gather(r->pin);
+	r->stats.held++;
+	return true;
+}
+
+void replay_drained(void *arg)
+{
+	struct replay *r = arg;
+	struct mount_cwd cwd = { .path = r->mountpoint };
+	struct replay_stale stale = { 0 };
+	bool overflowed = false, held = false;
+	unsigned long taken = 0;
+	struct rn_event ev;
+	int ret;
+
+	if (!event_queue_claim(r->queue))
+		return;
+	cwd.dev = r->mount_dev;
+	atomic_store(&r->tid, replay_self());
+	/* r is the next holder's once take() says the queue is empty. */
+	while (event_queue_take(r->queue, &ev)) {
+		if (atomic_load(&r->abandon)) {
+			r->stats.abandoned++;
+			continue;
+		}
+		held |= hold_backlog(r, ++taken);
+		ret = mount_cwd_enter(&cwd);
+		replay_count(r, &ev, ret ? ret : replay_event(r, &ev));
+		replay_stale_move(&stale, &r->stale);
+		overflowed = r->stats.overflows;
+	}
+	/* Off the next event's path: it may already be another's turn. */
+	if (cwd.in)
+		replay_stale_refresh(r, &stale);
+	mount_cwd_leave(&cwd);
+	if (held)
+		cpu_pin_release(r->pin);
+	if (overflowed)
+		overflow_log_flush(event_queue_dropped(r->queue), false);
+}
+
+void replay_abandon(struct replay *r)
+{
+	if (r)
+		atomic_store(&r->abandon, true);
+}
+
+void replay_stop(struct replay *r, struct replay_stats *st)
+{
+	if (!r)
+		return;
+	replay_writer_close_all(r);
+	if (r->stats.overflows)
+		overflow_log_flush(event_queue_dropped(r->queue), true);
+	r->stats.abandoned += atomic_load(&r->read_at_stop);
+	if (st)
+		*st = r->stats;
+	fs_set_gate(r->fs, NULL, NULL);
+	pthread_mutex_destroy(&r->lock);
+	pthread_mutex_destroy(&r->refresh_lock);
+	free(r->mountpoint);
+	free(r);
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Replay delivery, for stock kernels (DESIGN.md section 5).
+ *
+ * The client kernel only generates inotify/fanotify events for operations
+ * that pass through its own VFS. So for each remote change, a thread of
+ * this process (one of the event pump's) performs the matching operation
+ * through the
+ * mount, and the passthrough answers the replayer's requests through the
+ * gate without touching the backing store (the change already happened
+ * there). The kernel then runs its normal fsnotify hooks: every watcher on
+ * the mount gets the native event types, names and rename cookies, and the
+ * kernel's caches end up describing the new state.
+ */
+#ifndef RNOTIFY_DELIVER_REPLAY_REPLAY_H
+#define RNOTIFY_DELIVER_REPLAY_REPLAY_H
+
+#include "util/cpu_pin.h"
+#include "fs/fs.h"
+#include "event_queue.h"
+
+struct replay;
+
+/*
+ * Prepares replay for the mount at mountpoint, served by fs, consuming
+ * events from q. A backlog is replayed with the members of pin (the
+ * request workers; may be NULL) held on the replayer's CPU. Installs the
+ * gate on fs. NULL with errno set on failure.
+ */
+struct replay *replay_new(struct fs *fs, struct event_queue *q,
+			  const char *mountpoint, struct cpu_pin *pin);
+
+/*
+ * The event pump's sink (event_pump.h), arg r, called by its threads:
+ * thread_init gives the calling thread a working directory of its own and
+ * checks that it reaches the mount (0 or a negative errno, said in the
+ * log); event queues an event; drained replays what is queued if no other
+ * thread is replaying, until nothing is left.
+ */
+int replay_thread_init(void *r);
+void replay_queue_event(void *r, const struct rn_event *ev);
+void replay_drained(void *r);
+
+struct replay_stats {
+	unsigned long replayed;	/* events turned into a VFS operation */
+	unsigned long skipped;	/* about objects the client never saw */
+	unsigned long failed;	/* the VFS operation failed: caches dropped */
+	unsigned long overflows;
+	unsigned long held;	/* backlogs replayed on one CPU */
+	unsigned long abandoned; /* read, not replayed when the server stopped */
+};
+
+/*
+ * Before the pump stops: the turn in progress ends after its event, and
+ * what is still queued, or still being read from the host, is dropped and
+ * counted (stats.abandoned). The mount is about to go: its watchers get
+ * IN_UNMOUNT, and a backlog of queue=N events would hold the stop for
+ * seconds to minutes.
+ */
+void replay_abandon(struct replay *r);
+
+/*
+ * Once the pump is stopped (the queue is then empty): closes the files
+ * the replay holds open on the mount (the session must still serve),
+ * fills *st if not NULL, removes the gate and frees r.
+ */
+void replay_stop(struct replay *r, struct replay_stats *st);
+
+#endif

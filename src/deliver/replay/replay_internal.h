@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Internals shared by the replay files.
+ *
+ * Threads: the replayer is whichever pump thread holds the event queue's
+ * consumer role (event_queue_claim()); it alone performs replays, one at
+ * a time, and alone writes r->expect, r->writers, r->last_modified and
+ * r->stats. The role passes between threads under the queue's lock, which
+ * orders these fields between one holder and the next. FUSE worker
+ * threads read r->expect from the gate while the replayer is blocked in
+ * the syscall that caused their request; r->lock orders the two. The gate
+ * returns at once, without the lock, for any request that is not the
+ * replayer's: r->tid is the holder's thread id, written when it takes the
+ * role and before its first syscall on the mount.
+ *
+ * The replayer never runs inside a FUSE handler, and a handler never waits
+ * for the replayer: a client request may hold a directory lock that a
+ * replay needs, and the replay's request must then still be served.
+ */
+#ifndef RNOTIFY_DELIVER_REPLAY_REPLAY_INTERNAL_H
+#define RNOTIFY_DELIVER_REPLAY_REPLAY_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "deliver/mount_cwd.h"
+#include "replay.h"
+
+/* What the replay in flight will ask of the passthrough. */
+struct replay_expect {
+	bool active;
+	enum fs_gate_op op;	/* the changing op; LOOKUP/OPEN: none */
+	uint64_t parent;
+	char name[NAME_MAX + 1];
+	uint64_t newparent;
+	char newname[NAME_MAX + 1];
+	uint64_t node;		/* SETATTR, OPEN, WRITE target */
+	int name_lookup_err;	/* 0: answer the old entry, else this error */
+	int newname_lookup_err;	/* 0: answer the shown entry, else this */
+	struct stat st;		/* answer for lookups and creations */
+};
+
+/* An object on the mount, named by its FUSE node. */
+struct replay_node {
+	uint64_t id;		/* FUSE node id */
+	uint32_t gen;
+};
+
+/* Directories whose attributes the client must fetch again. */
+#define REPLAY_STALE_MAX 3
+struct replay_stale {
+	struct replay_node nodes[REPLAY_STALE_MAX];
+	int n;
+};
+
+/* A file the replayer keeps open for writing until the host writer closes. */
+struct replay_writer {
+	uint64_t node;
+	int fd;
+};
+
+#define REPLAY_MAX_WRITERS 64
+
+struct replay {
+	struct fs *fs;
+	struct event_queue *queue;
+	struct cpu_pin *pin;
+	char *mountpoint;
+	dev_t mount_dev;		/* the mount's: every entry checks it */
+	uid_t uid;			/* ours, for stand-in attributes */
+	gid_t gid;
+	_Atomic pid_t tid;		/* the replayer thread */
+	pthread_mutex_t lock;		/* orders expect with the gate */
+	struct replay_expect expect;
+	struct replay_writer writers[REPLAY_MAX_WRITERS];
+	int nwriters;
+	uint64_t last_modified;		/* node of the last replay if a MODIFY */
+	struct replay_stale stale;	/* dirs the replay just done changed */
+	/*
+	 * Held by a refresh of stale dirs, which runs after its turn and
+	 * holds them open, and by the replay of a directory's removal:
+	 * removed while another holds it, a directory tells its watchers
+	 * DELETE_SELF only once that one lets go, after the parent's
+	 * DELETE instead of before it.
+	 */
+	pthread_mutex_t refresh_lock;
+	struct replay_stats stats;	/* replayer only until the pump stops */
+	atomic_bool abandon;		/* replay_abandon() was called */
+	atomic_ulong read_at_stop;	/* read after it: dropped at once */
+};
+
+/* replay_gate.c */
+void replay_gate(void *arg, const struct fs_gate_query *q,
+		 struct fs_gate_answer *a);
+void replay_expect_set(struct replay *r, const struct replay_expect *e);
+void replay_expect_clear(struct replay *r);
+
+/* replay_writers.c */
+int replay_writer_find(struct replay *r, uint64_t node);
+int replay_writer_hold(struct replay *r, uint64_t node, int fd);
+void replay_writer_close(struct replay *r, uint64_t node);
+void replay_writer_close_all(struct replay *r);
+
+/* replay_stale.c */
+void replay_stale_add(struct replay_stale *s, const struct replay_node *dir);
+void replay_stale_move(struct replay_stale *to, struct replay_stale *from);
+/*
+ * Stats each node of s through the mount (the working directory), under
+ * r->refresh_lock.
+ */
+void replay_stale_refresh(struct replay *r, struct replay_stale *s);
+
+/* replay_target.c: naming objects on the mount */
+bool replay_known_node(struct replay *r, const struct rn_id *id,
+		       struct replay_node *n);
+bool replay_shown_node(struct replay *r, uint64_t parent, const char *name,
+		       struct replay_node *n);
+int replay_node_open(struct replay *r, const struct replay_node *n,
+		     int flags);
+bool replay_name_is_live(struct replay *r, uint64_t parent,
+			 const char *name, uint64_t node);
+void replay_fake_stat(const struct replay *r, const struct rn_event *ev,
+		      bool isdir, struct stat *st);
+bool replay_object_stat(struct replay *r, uint64_t parent,
+			const struct rn_event *ev, const char *name,
+			struct stat *st);
+
+/* replay_ops.c: one function per event kind; 1 replayed, 0 skipped,
+ * negative errno on failure. */
+/*
+ * opens: the next event is the first MODIFY or CLOSE_WRITE of the file
+ * ev creates (replay.c knows the queue).
+ */
+int replay_create(struct replay *r, const struct rn_event *ev, bool opens);
+int replay_delete(struct replay *r, const struct rn_event *ev);
+int replay_move(struct replay *r, const struct rn_event *ev);
+int replay_modify(struct replay *r, const struct rn_event *ev);
+int replay_attrib(struct replay *r, const struct rn_event *ev);
+int replay_close_write(struct replay *r, const struct rn_event *ev);
+
+#endif

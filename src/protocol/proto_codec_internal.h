@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * proto_codec_internal - what proto_codec.c shares with the rename frame
+ * (proto_codec_rename.c).  Not for other callers.
+ */
+#ifndef RNOTIFY_PROTOCOL_PROTO_CODEC_INTERNAL_H
+#define RNOTIFY_PROTOCOL_PROTO_CODEC_INTERNAL_H
+
+#include "proto_codec.h"
+
+/* A name of an event: at most NAME_MAX, no '/' or NUL, not "." or "..". */
+int proto_name_check(const char *name, uint32_t namelen);
+/* The kernel's checks of a LOOKUP reply, and not the directory itself. */
+int proto_entry_check(const struct proto_event *ev);
+
+/*
+ * Writes a notification's out-header (len), fixed part and name from ev
+ * into buf; returns where what follows the name goes.
+ */
+char *proto_put_head(void *buf, size_t len, const struct proto_event *ev);
+/* ev from a notification's fixed part and its name; the rest zeroed. */
+void proto_head_of(const struct fuse_notify_fsnotify_out *out,
+		   const char *name, struct proto_event *ev);
+
+/* FUSE_FSNOTIFY_RENAME: as proto_event_check(), _encode_ and _decode_. */
+int proto_rename_check(const struct proto_event *ev);
+int proto_rename_encode(void *buf, size_t size, const struct proto_event *ev);
+/* out is the frame's fixed part, already read; len is checked there. */
+int proto_rename_decode(const void *buf, size_t len,
+			const struct fuse_notify_fsnotify_out *out,
+			struct proto_event *ev);
+
+#endif

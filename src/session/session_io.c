@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <fcntl.h>
+#include <fuse_log.h>
+#include <linux/fuse.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "protocol/proto_codec.h"
+#include "protocol/proto_watches.h"
+#include "forget_decode.h"
+#include "fs/passthrough.h"
+#include "session_io.h"
+#include "request_read.h"
+
+static struct {
+	bool want;
+	uint64_t offered;	/* the kernel's INIT flags */
+	atomic_bool active;
+	atomic_bool init_answered;
+	uint64_t init_unique;	/* 0 until INIT was read */
+	struct proto_watches *watches;
+} pio;
+
+/* INIT is the first request, read before any other thread reads. */
+static void note_init(const void *buf, size_t len)
+{
+	uint64_t unique, flags;
+
+	if (proto_decode_init(buf, len, &unique, &flags))
+		return;
+	pio.init_unique = unique;
+	pio.offered = flags;
+}
+
+static void handle_watch(int fd, const void *buf, size_t len)
+{
+	unsigned char reply[sizeof(struct fuse_out_header)];
+	struct proto_watch w;
+	struct fuse_in_header ih;
+	int err, n;
+
+	err = proto_decode_watch(buf, len, &w);
+	if (!err)
+		err = proto_watches_set(pio.watches, &w);
+	if (err) {
+		fuse_log(FUSE_LOG_WARNING,
+			 "rnotifyfs: FUSE_FSNOTIFY refused: %s\n",
+			 strerror(-err));
+		memcpy(&ih, buf, sizeof(ih));
+		w.unique = ih.unique;
+	}
+	n = proto_encode_reply(reply, sizeof(reply), w.unique, err);
+	/* The kernel may have aborted the request: ENOENT is expected. */
+	if (n > 0 && write(fd, reply, n) != n && errno != ENOENT)
+		fuse_log(FUSE_LOG_WARNING,
+			 "rnotifyfs: reply to FUSE_FSNOTIFY: %s\n",
+			 strerror(errno));
+}
+
+static void forget_node(void *fs, uint64_t nodeid, uint64_t nlookup)
+{
+	fs_forget(fs, nodeid, nlookup);
+}
+
+/*
+ * True if buf was a FORGET or BATCH_FORGET and has been acted on. A
+ * malformed one goes to libfuse, which answers it as it always did.
+ */
+static bool handled_forget(const void *buf, size_t len, struct fs *fs)
+{
+	return forget_decode(buf, len, forget_node, fs) >= 0;
+}
+
+static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
+{
+	struct fuse_in_header ih;
+	ssize_t n;
+
+	for (;;) {
+		n = request_read(fd, buf, len);
+		if (n < (ssize_t)sizeof(ih))
+			return n;
+		memcpy(&ih, buf, sizeof(ih));
+		if (ih.opcode == FUSE_INIT)
+			note_init(buf, n);
+		if (ih.opcode == FUSE_FSNOTIFY)
+			handle_watch(fd, buf, n);
+		else if (!handled_forget(buf, n, userdata))
+			return n;
+	}
+}
+
+/* Takes up what the kernel offered at INIT and we want, in its reply. */
+static void answer_init(int fd, struct iovec *iov, int count)
+{
+	uint64_t want = 0, added;
+
+	if (!pio.init_unique)
+		return;
+	if (pio.want)
+		want |= FUSE_HAS_FSNOTIFY;
+	if (fs_passthrough_wanted())
+		want |= PROTO_FUSE_PASSTHROUGH;
+	want &= pio.offered;
+	/* Nothing to add: the first reply after INIT is INIT's, untouched. */
+	added = want ? proto_init_reply_add(iov, count, pio.init_unique,
+					    want) : 0;
+	if (want && !added)
+		return;
+	atomic_store(&pio.init_answered, true);
+	if (added & FUSE_HAS_FSNOTIFY)
+		atomic_store(&pio.active, true);
+	if (added & PROTO_FUSE_PASSTHROUGH)
+		fs_passthrough_start(fd);
+}
+
+static ssize_t io_writev(int fd, struct iovec *iov, int count,
+			 void *userdata)
+{
+	if (!atomic_load(&pio.init_answered))
+		answer_init(fd, iov, count);
+	fs_passthrough_patch(iov, count);
+	return writev(fd, iov, count);
+}
+
+/* Without this hook libfuse would stop splicing read replies. */
+static ssize_t io_splice_send(int fdin, off_t *offin, int fdout,
+			      off_t *offout, size_t len, unsigned int flags,
+			      void *userdata)
+{
+	return splice(fdin, offin, fdout, offout, len, flags);
+}
+
+static const struct fuse_custom_io session_io_hooks = {
+	.read = io_read,
+	.writev = io_writev,
+	.splice_send = io_splice_send,
+};
+
+int session_io_install(struct fuse_session *se, bool want)
+{
+	pio.want = want;
+	pio.watches = proto_watches_new();
+	if (!pio.watches)
+		return -ENOMEM;
+	return fuse_session_custom_io(se, &session_io_hooks,
+				      fuse_session_fd(se));
+}
+
+int session_io_serve_init(struct fuse_session *se)
+{
+	struct fuse_buf buf = { 0 };
+	int n;
+
+	do {
+		n = fuse_session_receive_buf(se, &buf);
+	} while (n == -EINTR);
+	if (n > 0)
+		fuse_session_process_buf(se, &buf);
+	free(buf.mem);
+	if (n <= 0)
+		return n ? n : -ENODEV;
+	return pio.init_unique ? 0 : -EPROTO;
+}
+
+bool session_io_offered(void)
+{
+	return !!(pio.offered & FUSE_HAS_FSNOTIFY);
+}
+
+bool session_io_active(void)
+{
+	return atomic_load(&pio.active);
+}
+
+struct proto_watches *session_io_watches(void)
+{
+	return pio.watches;
+}
+
+void session_io_free(void)
+{
+	proto_watches_free(pio.watches);
+	pio.watches = NULL;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The server's side of the remote-fsnotify protocol negotiation
+ * (include/rnotify_proto.h), wedged between libfuse and /dev/fuse.
+ *
+ * libfuse 3.14 answers opcodes it does not know with ENOSYS and builds
+ * the INIT reply itself, so the session's I/O goes through our read and
+ * writev hooks (fuse_session_custom_io): the read hook notes what the
+ * kernel offered at INIT and consumes FUSE_FSNOTIFY requests (into a
+ * watch table, answered at once, never seen by libfuse) and FUSE_FORGET
+ * and FUSE_BATCH_FORGET (acted on with fs_forget, never answered: libfuse
+ * could drop them at the memory limit, forget_decode.h); the writev hook
+ * adds FUSE_HAS_FSNOTIFY to libfuse's INIT reply when the kernel offered
+ * it and we want it. Everything else passes through untouched.
+ *
+ * The hooks are installed in every delivery mode. One session per
+ * process: the hooks receive only the session's userdata (the fs), so
+ * the state is this file's.
+ */
+#ifndef RNOTIFY_SESSION_SESSION_IO_H
+#define RNOTIFY_SESSION_SESSION_IO_H
+
+#include <stdbool.h>
+
+#include "fs/fs.h"
+
+struct proto_watches;
+
+/*
+ * Installs the hooks on a mounted session; want says whether to accept
+ * the extension if offered. 0 or a negative errno.
+ */
+int session_io_install(struct fuse_session *se, bool want);
+
+/*
+ * Reads and processes the session's first request, INIT, so that the
+ * outcome is known before delivery starts. 0, or a negative errno if the
+ * session ended first.
+ */
+int session_io_serve_init(struct fuse_session *se);
+
+/* The kernel offered the extension at INIT. */
+bool session_io_offered(void);
+
+/* The extension is on: FUSE_HAS_FSNOTIFY went back in the INIT reply. */
+bool session_io_active(void);
+
+/* The kernel's watches (valid once installed, until session_io_free). */
+struct proto_watches *session_io_watches(void);
+
+/* Frees the watch table; the session must be destroyed already. */
+void session_io_free(void);
+
+#endif
