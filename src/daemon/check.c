@@ -75,12 +75,12 @@ static int check_mode(const struct cli *cli, bool fuse, bool replay,
 	const char *mode = "none (the mount is served, remote changes are not delivered)";
 	int ret = 1;
 
-	if (cli->delivery == CLI_DELIVERY_NONE) {
+	if (cli->delivery == DELIVERY_NONE) {
 		mode = "none (delivery=none)";
 	} else if (protocol) {
 		mode = "protocol";
 		ret = 0;
-	} else if (cli->delivery == CLI_DELIVERY_PROTOCOL) {
+	} else if (cli->delivery == DELIVERY_PROTOCOL) {
 		mode = "no mount: delivery=protocol needs a kernel that offers it";
 	} else if (replay) {
 		mode = "replay";
@@ -95,13 +95,13 @@ int check_run(const struct cli *cli)
 	bool fuse = check_fuse_device();
 	bool watcher = check_watcher(cli);
 	bool root = geteuid() == 0;
-	bool replay = watcher && root && cli->delivery != CLI_DELIVERY_PROTOCOL;
+	bool replay = watcher && root && cli->delivery != DELIVERY_PROTOCOL;
 	bool protocol;
 
 	printf("replay delivery:  %s\n", root ?
 	       "possible (running as root: open_by_handle_at on the mount)" :
 	       "impossible: needs root (open_by_handle_at on the mount)");
 	protocol = fuse && check_protocol() && watcher &&
-		   cli->delivery != CLI_DELIVERY_REPLAY;
+		   cli->delivery != DELIVERY_REPLAY;
 	return check_mode(cli, fuse, replay, protocol);
 }

@@ -155,13 +155,13 @@ static int cli_convert(const struct cli_raw *raw, struct cli *cli)
 	const char *w = raw->watch ? raw->watch : "auto";
 
 	if (!strcmp(d, "auto"))
-		cli->delivery = CLI_DELIVERY_AUTO;
+		cli->delivery = DELIVERY_AUTO;
 	else if (!strcmp(d, "protocol"))
-		cli->delivery = CLI_DELIVERY_PROTOCOL;
+		cli->delivery = DELIVERY_PROTOCOL;
 	else if (!strcmp(d, "replay"))
-		cli->delivery = CLI_DELIVERY_REPLAY;
+		cli->delivery = DELIVERY_REPLAY;
 	else if (!strcmp(d, "none"))
-		cli->delivery = CLI_DELIVERY_NONE;
+		cli->delivery = DELIVERY_NONE;
 	else
 		return cli_error("delivery=%s: expected auto, protocol, replay or none",
 				 d);

@@ -12,16 +12,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "deliver/delivery.h"
+
 #define RNOTIFY_VERSION "0.1.0"
 #define CLI_MAX_INODES_AUTO (-1L)	/* from the memory cgroup's limit */
 #define CLI_MAX_INODES_MAX (1L << 40)
-
-enum cli_delivery {
-	CLI_DELIVERY_AUTO,
-	CLI_DELIVERY_REPLAY,
-	CLI_DELIVERY_PROTOCOL,
-	CLI_DELIVERY_NONE,
-};
 
 struct cli {
 	char *backing;		/* realpath of BACKING */
@@ -30,7 +25,7 @@ struct cli {
 	bool debug;
 	bool singlethread;
 	bool check;		/* --check: report, do not mount */
-	enum cli_delivery delivery;
+	enum delivery_mode delivery;
 	int watch_backend;	/* enum watch_backend */
 	bool passthrough;	/* -o passthrough=auto (default) */
 	double entry_timeout;

@@ -23,9 +23,7 @@
 #include "deliver/delivery.h"
 #include "util/log_out.h"
 #include "mount_gone.h"
-#include "deliver/mount_cwd.h"
 #include "fs/fs.h"
-#include "fs/passthrough.h"
 #include "session/session_io.h"
 #include "session/serve_loop.h"
 #include "watchdog.h"
@@ -35,6 +33,8 @@ struct server {
 	struct fs *fs;
 	struct fuse_session *se;
 	struct delivery *delivery;
+	struct session_io *sio;
+	bool private_mounts;	/* the mount table is watched */
 	struct cpu_pin pin;	/* the threads that answer requests */
 	sigset_t stop_signals;
 	pthread_t stopper;
@@ -125,12 +125,13 @@ static int serve_session(struct server *s)
 	sigaction(SIGUSR1, &wake, NULL);
 	s->loop_thread = pthread_self();
 	/* Delivery's mode depends on what INIT negotiated. */
-	if (session_io_serve_init(s->se)) {
+	if (session_io_serve_init(s->sio, s->se)) {
 		fuse_log(FUSE_LOG_ERR, "rnotifyfs: no INIT from the kernel\n");
 		return 1;
 	}
-	s->delivery = delivery_start(s->delivery, &s->cli, s->fs,
-				     fuse_session_fd(s->se), &s->pin, &fatal);
+	s->delivery = delivery_start(s->delivery, s->sio,
+				     fuse_session_fd(s->se), &s->pin,
+				     s->private_mounts, &fatal);
 	if (fatal)
 		return 1;
 	if (pthread_create(&s->stopper, NULL, stopper_main, s)) {
@@ -158,7 +159,7 @@ static int serve(struct server *s)
 	int ret;
 
 	/* Forked before any other thread exists. */
-	if (s->cli.delivery != CLI_DELIVERY_NONE) {
+	if (s->cli.delivery != DELIVERY_NONE) {
 		s->watchdog = watchdog_start(s->cli.mountpoint);
 		if (!s->watchdog)
 			fuse_log(FUSE_LOG_WARNING,
@@ -193,8 +194,8 @@ static bool connection_ended(struct fuse_session *se)
 
 static bool wants_protocol(const struct cli *cli)
 {
-	return cli->delivery == CLI_DELIVERY_AUTO ||
-	       cli->delivery == CLI_DELIVERY_PROTOCOL;
+	return cli->delivery == DELIVERY_AUTO ||
+	       cli->delivery == DELIVERY_PROTOCOL;
 }
 
 static int mount_and_serve(struct server *s)
@@ -207,6 +208,13 @@ static int mount_and_serve(struct server *s)
 		.max_inodes = s->cli.max_inodes,
 		.debug = s->cli.debug,
 	};
+	struct delivery_config dc = {
+		.mode = s->cli.delivery,
+		.watch_backend = s->cli.watch_backend,
+		.mountpoint = s->cli.mountpoint,
+		.queue_size = s->cli.queue_size,
+		.debug = s->cli.debug,
+	};
 	bool fatal;
 	int ret = 1;
 
@@ -216,10 +224,11 @@ static int mount_and_serve(struct server *s)
 			strerror(errno));
 		return 1;
 	}
-	fs_passthrough_want(s->cli.passthrough);
-	s->delivery = delivery_new(&s->cli, s->fs, &fatal);
+	s->delivery = delivery_new(&dc, s->fs, &fatal);
 	if (fatal)
 		goto out_fs;
+	fs_passthrough_want(s->fs, s->cli.passthrough &&
+			    delivery_allows_passthrough(s->delivery));
 	s->se = fuse_session_new(&s->cli.args, fs_ops(), sizeof(*fs_ops()),
 				 s->fs);
 	if (!s->se)
@@ -227,7 +236,8 @@ static int mount_and_serve(struct server *s)
 	fs_set_session(s->fs, s->se);
 	if (fuse_session_mount(s->se, s->cli.mountpoint))
 		goto out_session;
-	if (session_io_install(s->se, wants_protocol(&s->cli)))
+	s->sio = session_io_install(s->se, s->fs, wants_protocol(&s->cli));
+	if (!s->sio)
 		goto out_unmount;
 	if (fuse_daemonize(s->cli.foreground))
 		goto out_unmount;
@@ -236,9 +246,8 @@ static int mount_and_serve(struct server *s)
 	/* Threads inherit the mask: only the stopper takes these signals. */
 	pthread_sigmask(SIG_BLOCK, &s->stop_signals, NULL);
 	gone = mount_gone_start(s->cli.mountpoint);
-	if (gone)
-		mount_cwd_use_copy();
-	else
+	s->private_mounts = gone != NULL;
+	if (!gone)
 		fuse_log(FUSE_LOG_WARNING,
 			 "rnotifyfs: cannot watch the mount table (%s): umount fails while a remote change is replayed or a remote writer holds a file open\n",
 			 strerror(errno));
@@ -254,7 +263,7 @@ out_fs:
 	/* Left when delivery never started. */
 	delivery_stop(s->delivery);
 	fs_destroy(s->fs);
-	session_io_free();
+	session_io_free(s->sio);
 	return ret;
 }
 

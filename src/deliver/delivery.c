@@ -9,7 +9,7 @@
 #include "deliver/replay/replay.h"
 #include "delivery.h"
 #include "event_pump.h"
-#include "fs/passthrough.h"
+#include "fs/remote.h"
 #include "session/session_io.h"
 #include "watch/watch.h"
 
@@ -21,7 +21,8 @@ struct delivery {
 	struct proto_send *send;
 	struct fs *fs;
 	struct fs *hooked;	/* whose change hook points at watch */
-	bool debug;
+	struct delivery_config cfg;
+	struct session_io *sio;	/* the session's, from the start */
 	struct event_sink backend;	/* what the pump feeds, through ours */
 };
 
@@ -54,7 +55,7 @@ static void send_free(struct delivery *d)
 	struct proto_send_stats st;
 
 	proto_send_free(d->send, &st);
-	if (d->debug)
+	if (d->cfg.debug)
 		fuse_log(FUSE_LOG_INFO,
 			 "rnotifyfs: notified %lu, skipped %lu, failed %lu, lookups %lu, directories looked up %lu, overflows %lu, by name %lu (sent again with the entry %lu), new entries refused by name %lu\n",
 			 st.events, st.skipped, st.failed, st.lookups,
@@ -85,7 +86,7 @@ static void delivery_free(struct delivery *d)
 			fuse_log(FUSE_LOG_INFO,
 				 "rnotifyfs: stopping: %lu remote events read and left unreplayed (the mount goes)\n",
 				 st.abandoned);
-		if (d->debug)
+		if (d->cfg.debug)
 			fuse_log(FUSE_LOG_INFO,
 				 "rnotifyfs: replayed %lu, skipped %lu, failed %lu, overflows %lu, backlogs on one CPU %lu\n",
 				 st.replayed, st.skipped, st.failed,
@@ -103,18 +104,25 @@ static void delivery_free(struct delivery *d)
  * Replay: the pump's threads fill a queue and take turns draining it, so
  * that one reads the host while the other replays.
  */
-static int replay_backend(struct delivery *d, const struct cli *cli,
-			  struct fs *fs, struct cpu_pin *pin,
-			  struct event_sink *sink)
+static int replay_backend(struct delivery *d, struct cpu_pin *pin,
+			  bool private_mounts, struct event_sink *sink)
 {
-	d->queue = event_queue_new(cli->queue_size);
+	struct replay_config rc = {
+		.fs = d->fs,
+		.mountpoint = d->cfg.mountpoint,
+		.pin = pin,
+		.private_mounts = private_mounts,
+	};
+
+	d->queue = event_queue_new(d->cfg.queue_size);
 	if (!d->queue)
 		return -1;
 	/* A burst past the queue then waits in the host's, and is not lost. */
 	if (watch_keeps_unread(d->watch))
 		event_queue_wait_for_room(d->queue, watch_fd(d->watch),
 					  HOST_UNREAD_MAX);
-	d->replay = replay_new(fs, d->queue, cli->mountpoint, pin);
+	rc.queue = d->queue;
+	d->replay = replay_new(&rc);
 	if (!d->replay)
 		return -1;
 	*sink = (struct event_sink){
@@ -127,15 +135,15 @@ static int replay_backend(struct delivery *d, const struct cli *cli,
 }
 
 /* Protocol: the pump thread sends each event itself. */
-static int protocol_backend(struct delivery *d, const struct cli *cli,
-			    struct fs *fs, int fuse_fd, struct event_sink *sink)
+static int protocol_backend(struct delivery *d, int fuse_fd,
+			    bool private_mounts, struct event_sink *sink)
 {
 	struct proto_send_config pc = {
-		.fs = fs,
-		.watches = session_io_watches(),
+		.fs = d->fs,
+		.watches = session_io_watches(d->sio),
 		.fuse_fd = fuse_fd,
-		.watch = d->watch,
-		.mountpoint = cli->mountpoint,
+		.mountpoint = d->cfg.mountpoint,
+		.private_mounts = private_mounts,
 	};
 
 	/*
@@ -147,7 +155,7 @@ static int protocol_backend(struct delivery *d, const struct cli *cli,
 	 */
 	pc.link_counts = watch_objects(d->watch, RN_EV_BIT(RN_EV_CREATE) |
 				       RN_EV_BIT(RN_EV_DELETE), held_object,
-				       fs);
+				       d->fs);
 	d->send = proto_send_new(&pc);
 	if (!d->send)
 		return -1;
@@ -163,26 +171,28 @@ static int protocol_backend(struct delivery *d, const struct cli *cli,
  * The host watcher first: its limits are the user's (fs.fanotify.*,
  * fs.inotify.*), so a refusal is said before anything is mounted.
  */
-static int delivery_watch(struct delivery *d, const struct cli *cli,
-			  struct fs *fs)
+static int delivery_watch(struct delivery *d)
 {
 	struct watch_config wc = {
-		.backing_fd = fs_backing_fd(fs),
-		.backend = cli->watch_backend,
+		.backing_fd = fs_backing_fd(d->fs),
+		.backend = d->cfg.watch_backend,
 		.resolve = resolve_dir,
-		.resolve_arg = fs,
+		.resolve_arg = d->fs,
 	};
 
 	d->watch = watch_open(&wc);
 	if (!d->watch)
 		return -1;
 	if (!strcmp(watch_backend_name(d->watch), "inotify")) {
-		fs_set_change_hook(fs, own_change, d->watch);
-		d->hooked = fs;
-		/* Its events name no object: a writer's close would pass. */
-		fs_passthrough_want(false);
+		fs_set_change_hook(d->fs, own_change, d->watch);
+		d->hooked = d->fs;
 	}
 	return 0;
+}
+
+bool delivery_allows_passthrough(const struct delivery *d)
+{
+	return !d || d->hooked == NULL;
 }
 
 /*
@@ -197,7 +207,7 @@ static void sink_event(void *arg, const struct rn_event *ev)
 	if (ev->kind == RN_EV_DELETE && ev->moved && ev->isdir)
 		fs_boundary_moved(d->fs);
 	if (ev->kind == RN_EV_CLOSE_WRITE &&
-	    fs_passthrough_backing_close(&ev->obj))
+	    fs_passthrough_backing_close(d->fs, &ev->obj))
 		return;
 	d->backend.event(d->backend.arg, ev);
 }
@@ -218,8 +228,8 @@ static int sink_thread_init(void *arg)
 	       d->backend.thread_init(d->backend.arg) : 0;
 }
 
-static int delivery_chain(struct delivery *d, const struct cli *cli,
-			  struct fs *fs, int fuse_fd, struct cpu_pin *pin)
+static int delivery_chain(struct delivery *d, int fuse_fd,
+			  struct cpu_pin *pin, bool private_mounts)
 {
 	struct event_sink sink = {
 		.event = sink_event,
@@ -229,35 +239,36 @@ static int delivery_chain(struct delivery *d, const struct cli *cli,
 	};
 
 	/* The kernel's protocol when it was negotiated at INIT. */
-	if (session_io_active() ?
-	    protocol_backend(d, cli, fs, fuse_fd, &d->backend) :
-	    replay_backend(d, cli, fs, pin, &d->backend))
+	if (session_io_active(d->sio) ?
+	    protocol_backend(d, fuse_fd, private_mounts, &d->backend) :
+	    replay_backend(d, pin, private_mounts, &d->backend))
 		return -1;
-	fs_passthrough_closes_taken();
+	fs_passthrough_closes_taken(d->fs);
 	d->pump = event_pump_start(d->watch, &sink,
 				   d->replay ? EVENT_PUMP_MAX_THREADS : 1);
 	return d->pump ? 0 : -1;
 }
 
 /* Why delivery cannot run as asked, or NULL if it can. */
-static const char *delivery_refused(const struct cli *cli)
+static const char *delivery_refused(const struct delivery_config *cfg,
+				    const struct session_io *sio)
 {
-	if (cli->delivery == CLI_DELIVERY_PROTOCOL && !session_io_active())
-		return session_io_offered() ?
+	if (cfg->mode == DELIVERY_PROTOCOL && !session_io_active(sio))
+		return session_io_offered(sio) ?
 		       "the kernel offered remote fsnotify but it was not accepted" :
 		       "delivery=protocol: this kernel does not offer remote fsnotify (it needs the kernel/ series)";
-	if (!session_io_active() && !can_replay())
+	if (!session_io_active(sio) && !can_replay())
 		return "remote change delivery needs root (open_by_handle_at) unless the kernel speaks the protocol";
 	return NULL;
 }
 
-struct delivery *delivery_new(const struct cli *cli, struct fs *fs,
-			      bool *fatal)
+struct delivery *delivery_new(const struct delivery_config *cfg,
+			      struct fs *fs, bool *fatal)
 {
 	struct delivery *d;
 
 	*fatal = false;
-	if (cli->delivery == CLI_DELIVERY_NONE)
+	if (cfg->mode == DELIVERY_NONE)
 		return NULL;
 	d = calloc(1, sizeof(*d));
 	if (!d) {
@@ -266,10 +277,10 @@ struct delivery *delivery_new(const struct cli *cli, struct fs *fs,
 		*fatal = true;
 		return NULL;
 	}
-	d->debug = cli->debug;
+	d->cfg = *cfg;
 	d->fs = fs;
 	/* watch_open() logged why. */
-	if (delivery_watch(d, cli, fs)) {
+	if (delivery_watch(d)) {
 		delivery_free(d);
 		*fatal = true;
 		return NULL;
@@ -277,25 +288,26 @@ struct delivery *delivery_new(const struct cli *cli, struct fs *fs,
 	return d;
 }
 
-struct delivery *delivery_start(struct delivery *d, const struct cli *cli,
-				struct fs *fs, int fuse_fd,
-				struct cpu_pin *pin, bool *fatal)
+struct delivery *delivery_start(struct delivery *d, struct session_io *sio,
+				int fuse_fd, struct cpu_pin *pin,
+				bool private_mounts, bool *fatal)
 {
 	const char *why;
 
 	*fatal = false;
 	if (!d)
 		return NULL;
-	why = delivery_refused(cli);
+	d->sio = sio;
+	why = delivery_refused(&d->cfg, sio);
 	if (why) {
-		*fatal = cli->delivery != CLI_DELIVERY_AUTO;
+		*fatal = d->cfg.mode != DELIVERY_AUTO;
 		fuse_log(*fatal ? FUSE_LOG_ERR : FUSE_LOG_WARNING,
 			 "rnotifyfs: %s%s\n", why,
 			 *fatal ? "" : "; serving without delivery");
 		delivery_free(d);
 		return NULL;
 	}
-	if (delivery_chain(d, cli, fs, fuse_fd, pin)) {
+	if (delivery_chain(d, fuse_fd, pin, private_mounts)) {
 		fuse_log(FUSE_LOG_ERR, "rnotifyfs: cannot start delivery: %s\n",
 			 strerror(errno));
 		delivery_free(d);

@@ -6,11 +6,29 @@
 #ifndef RNOTIFY_DELIVER_DELIVERY_H
 #define RNOTIFY_DELIVER_DELIVERY_H
 
-#include "daemon/cli.h"
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fs/remote.h"
+#include "session/session_io.h"
 #include "util/cpu_pin.h"
-#include "fs/fs.h"
 
 struct delivery;
+
+enum delivery_mode {
+	DELIVERY_AUTO,		/* the protocol if INIT negotiated it, else replay */
+	DELIVERY_REPLAY,
+	DELIVERY_PROTOCOL,
+	DELIVERY_NONE,
+};
+
+struct delivery_config {
+	enum delivery_mode mode;
+	int watch_backend;	/* enum watch_backend */
+	const char *mountpoint;	/* kept, not copied */
+	size_t queue_size;	/* replay queue, in events */
+	bool debug;		/* log the counts at the end */
+};
 
 /*
  * Opens the host watcher for fs, before the mount and before the process
@@ -18,21 +36,30 @@ struct delivery;
  * the terminal and nothing is mounted. NULL when delivery=none, or after
  * printing why it failed, with *fatal set.
  */
-struct delivery *delivery_new(const struct cli *cli, struct fs *fs,
-			      bool *fatal);
+struct delivery *delivery_new(const struct delivery_config *cfg,
+			      struct fs *fs, bool *fatal);
+
+/*
+ * Whether the mount may use FUSE passthrough with d's host watcher: the
+ * inotify fallback's events name no object, so the kernel's close of a
+ * backing file it opened for a writer would pass for a remote change.
+ */
+bool delivery_allows_passthrough(const struct delivery *d);
 
 /*
  * Starts the chain of d (from delivery_new, may be NULL) once INIT was
- * answered: the kernel's protocol when it was negotiated, replay
+ * answered: the kernel's protocol when sio negotiated it, replay
  * otherwise; fuse_fd is the session's, for notifications; pin holds the
- * threads that answer requests, for replay (replay.h). Returns NULL
+ * threads that answer requests, for replay (replay.h); private_mounts:
+ * the threads that work in the mount take a private copy of the mounts
+ * (mount_cwd.h), once the mount table is watched. Returns NULL
  * after printing why delivery is off when it cannot work here and was not
  * explicitly asked for (d is freed), with *fatal set when it was asked
  * for and failed.
  */
-struct delivery *delivery_start(struct delivery *d, const struct cli *cli,
-				struct fs *fs, int fuse_fd,
-				struct cpu_pin *pin, bool *fatal);
+struct delivery *delivery_start(struct delivery *d, struct session_io *sio,
+				int fuse_fd, struct cpu_pin *pin,
+				bool private_mounts, bool *fatal);
 
 /*
  * Stops the chain (or frees what delivery_new() opened); a started chain

@@ -12,6 +12,7 @@
 #ifndef RNOTIFY_EVENT_EVENT_H
 #define RNOTIFY_EVENT_EVENT_H
 
+#include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -83,6 +84,8 @@ enum rn_event_kind {
  *   OVERFLOW:            nothing
  * Unused ids are zero, unused names empty.
  */
+struct rn_event_paths;
+
 struct rn_event {
 	enum rn_event_kind kind;
 	bool isdir;
@@ -93,7 +96,29 @@ struct rn_event {
 	struct rn_id dir2;
 	char name[NAME_MAX + 1];
 	char name2[NAME_MAX + 1];
+	/* The watcher's paths of dir and dir2, or NULL: see below. */
+	const struct rn_event_paths *paths;
 };
+
+/*
+ * What the watcher can tell of an event's directories beyond their ids,
+ * valid only while the event is being emitted (a queued copy has none):
+ * dir_path() writes the path below the export root of ev->dir (which 0)
+ * or ev->dir2 (which 1), "" for the root. 0, or a negative errno
+ * (-ENOENT: no such directory). Only a hint, which a rename can make
+ * stale at once: check what it leads to by identity.
+ */
+struct rn_event_paths {
+	int (*dir_path)(const struct rn_event_paths *paths, int which,
+			char *buf, size_t size);
+};
+
+static inline int rn_event_dir_path(const struct rn_event *ev, int which,
+				    char *buf, size_t size)
+{
+	return ev->paths ? ev->paths->dir_path(ev->paths, which, buf, size) :
+			   -EOPNOTSUPP;
+}
 
 /* Sets of kinds, as masks: 1u << kind. */
 #define RN_EV_BIT(kind)	(1u << (kind))

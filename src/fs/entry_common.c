@@ -115,7 +115,7 @@ bool fs_reply_create(fuse_req_t req, struct fs_inode *dir, const char *name,
 			fs_shed_throttle(&fs->table, FS_SHED_THROTTLE_MS);
 		return true;
 	}
-	fs_passthrough_open_undo(child);
+	fs_passthrough_open_undo(fs, child);
 	fs_inode_put(fs, child);
 	fs_table_forget(&fs->table, child->nodeid, 1);
 	return false;

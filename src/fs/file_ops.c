@@ -123,9 +123,9 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fi->direct_io = a.verdict == FS_GATE_OPEN_DIRECT;
 	fi->noflush = a.verdict == FS_GATE_OPEN_DIRECT ||
 		      close_does_nothing(fs, in, fd);
-	fs_passthrough_open(in, fd, fi);
+	fs_passthrough_open(fs, in, fd, fi);
 	if (fuse_reply_open(req, fi)) {
-		fs_passthrough_open_undo(in);
+		fs_passthrough_open_undo(fs, in);
 		if (fd >= 0)
 			close(fd);
 		fs_inode_put(fs, in);
@@ -209,7 +209,7 @@ void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	}
 	fi->fh = fd;
 	fi->noflush = close_does_nothing(fs, child, fd);
-	fs_passthrough_open(child, fd, fi);
+	fs_passthrough_open(fs, child, fd, fi);
 	if (!fs_reply_create(req, dir, name, child, &st, fi))
 		close(fd);
 	fs_inode_put(fs, dir);
@@ -312,7 +312,7 @@ void fs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if ((int)fi->fh != FS_NO_FILE)
 		close(fi->fh);
 	fs_change_end(fs, &c);
-	fs_passthrough_release(in);
+	fs_passthrough_release(fs, in);
 	fs_inode_put(fs, in);	/* the open file's, taken at open */
 	fuse_reply_err(req, 0);
 }

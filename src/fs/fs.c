@@ -71,6 +71,7 @@ struct fs *fs_new(const struct fs_config *cfg)
 		return NULL;
 	}
 	pthread_rwlock_init(&fs->hooks_lock, NULL);
+	fs_passthrough_init(&fs->pt);
 	fs->entry_timeout = cfg->entry_timeout;
 	fs->attr_timeout = cfg->attr_timeout;
 	fs->debug = cfg->debug;
@@ -88,6 +89,7 @@ void fs_destroy(struct fs *fs)
 	fs_shed_stop(fs);
 	fs_table_destroy(&fs->table);
 	pthread_rwlock_destroy(&fs->hooks_lock);
+	fs_passthrough_free(&fs->pt);
 	close(fs->root_fd);
 	free(fs);
 }
@@ -97,6 +99,16 @@ void fs_set_session(struct fs *fs, struct fuse_session *se)
 	if (!se)
 		fs_shed_stop(fs);
 	fs->se = se;
+}
+
+void fs_set_session_state(struct fs *fs, void *state)
+{
+	fs->session_state = state;
+}
+
+void *fs_session_state(const struct fs *fs)
+{
+	return fs->session_state;
 }
 
 void fs_stop_shedding(struct fs *fs)

@@ -1,12 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The passthrough file system: libfuse low-level ops that serve a backing
- * directory. Public interface used by main.c and by delivery backends.
- *
- * The passthrough knows nothing of delivery. It asks one question of the
- * outside world, through the gate below, for requests that might be a
- * replay: "is this request yours, and what is its answer?" Everything else
- * it serves from the backing store.
+ * The file system: libfuse low-level ops that serve a backing directory
+ * (the export). What the process and the session use of it: its life,
+ * its ops, the session's hooks. Delivery uses fs/remote.h, and nothing
+ * else of fs/.
  *
  * Node ids are the kernel's names for our inodes. Host ids (struct rn_id,
  * st_dev + st_ino on the backing store) are the watcher's. The inode table
@@ -19,87 +16,9 @@
 #include <fuse_lowlevel.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-
-#include "event/event.h"
+#include <sys/uio.h>
 
 struct fs;
-
-/* Requests the gate is asked about, and only when they carry these ops. */
-enum fs_gate_op {
-	FS_GATE_LOOKUP,		/* parent, name */
-	FS_GATE_MKNOD,		/* parent, name (mknod of any type) */
-	FS_GATE_MKDIR,		/* parent, name */
-	FS_GATE_SYMLINK,	/* parent, name */
-	FS_GATE_LINK,		/* nodeid (existing), parent, name (new) */
-	FS_GATE_UNLINK,		/* parent, name */
-	FS_GATE_RMDIR,		/* parent, name */
-	FS_GATE_RENAME,		/* parent, name, newparent, newname, flags */
-	FS_GATE_SETATTR,	/* nodeid (any setattr) */
-	FS_GATE_OPEN,		/* nodeid */
-	FS_GATE_WRITE,		/* nodeid */
-	FS_GATE_CREATE,		/* parent, name (an open that creates) */
-};
-
-struct fs_gate_query {
-	enum fs_gate_op op;
-	pid_t tid;		/* fuse_req_ctx(req)->pid: the caller's thread */
-	uint64_t parent;	/* node id */
-	const char *name;
-	uint64_t newparent;	/* node id, RENAME only */
-	const char *newname;	/* RENAME only */
-	unsigned int flags;	/* RENAME only */
-	uint64_t nodeid;	/* SETATTR, OPEN, WRITE */
-};
-
-enum fs_gate_verdict {
-	/* Not the gate's request: serve it normally. */
-	FS_GATE_PASS,
-	/* Reply with error answer.err; change nothing. */
-	FS_GATE_ERR,
-	/*
-	 * LOOKUP: reply with the node the client was last shown under
-	 * (parent, name) if it still has one, else with an entry built from
-	 * answer.st (a "ghost" when the backing object is gone).
-	 * MKNOD, MKDIR, SYMLINK: reply with an entry for the backing object
-	 * (parent, name) if it exists, has the file type of answer.st and
-	 * (when answer.st.st_ino is not 0) that inode number; else a ghost
-	 * built from answer.st (st_ino 0: a fresh ghost of its own).
-	 * CREATE: the same entry, opened with no backing file and direct_io,
-	 * as for OPEN_DIRECT below.
-	 * LINK: reply with an entry for node id under (parent, name); the
-	 * backing store is not touched.
-	 * UNLINK, RMDIR, RENAME: reply success and update what the client has
-	 * been shown; the backing store is not touched.
-	 * SETATTR: reply the node's current attributes (answer.st if the
-	 * backing object is gone); change nothing.
-	 * WRITE: reply that all bytes were written; write nothing.
-	 */
-	FS_GATE_ANSWER,
-	/*
-	 * OPEN: open normally, but with direct_io so writes come to us; a
-	 * node whose backing object is gone is opened with no backing file
-	 * (the gate answers whatever the opener does with it).
-	 */
-	FS_GATE_OPEN_DIRECT,
-};
-
-struct fs_gate_answer {
-	enum fs_gate_verdict verdict;
-	int err;
-	struct stat st;
-	/*
-	 * LOOKUP answered: the replayed op removes this name (an unlink, or
-	 * a rename over it). The kernel drops one link of what it was shown
-	 * when the op succeeds, so a file still alive on the host is shown
-	 * with one link more than it has now, and keeps the right count.
-	 */
-	bool removes;
-};
-
-typedef void (*fs_gate_fn)(void *arg, const struct fs_gate_query *q,
-			   struct fs_gate_answer *a);
 
 struct fs_config {
 	const char *backing;	/* path of the exported directory */
@@ -120,80 +39,18 @@ const struct fuse_lowlevel_ops *fs_ops(void);
 void fs_set_session(struct fs *fs, struct fuse_session *se);
 
 /*
+ * A slot for the session layer's own state: libfuse's I/O hooks reach it
+ * only through their userdata, the fs. The fs never looks inside.
+ */
+void fs_set_session_state(struct fs *fs, void *state);
+void *fs_session_state(const struct fs *fs);
+
+/*
  * Stops asking the kernel to forget inodes (the bound's shedder, started
  * at INIT): call it while the session still serves, as the shedder's
  * notifications wait for the kernel's directory locks.
  */
 void fs_stop_shedding(struct fs *fs);
-
-/* Installs the gate; without one every request is served normally. */
-void fs_set_gate(struct fs *fs, fs_gate_fn fn, void *arg);
-
-/*
- * Brackets each change the passthrough itself makes to the backing store:
- * called with ended false before the syscall and true after it, naming
- * (dir, name) for a change to a name or (object, "") for one to an
- * object, and the kinds of event it can cause (RN_EV_BIT()s), so that a
- * watcher which cannot filter by pid (inotify) can skip the host events it
- * causes. after: once a change ended, the stat of the object (or of the
- * object now at the name), so that a later outside change can be told
- * from it; else NULL. Optional.
- */
-typedef void (*fs_change_fn)(void *arg, const struct rn_id *id,
-			     const char *name, unsigned int kinds,
-			     bool ended, const struct stat *after);
-void fs_set_change_hook(struct fs *fs, fs_change_fn fn, void *arg);
-
-/* The export root, open O_PATH|O_DIRECTORY on the backing store. */
-int fs_backing_fd(const struct fs *fs);
-
-/*
- * The node id and generation the kernel knows for a host object; false if
- * the kernel holds no reference to it (it was never looked up, or it has
- * been forgotten). The root is FUSE_ROOT_ID.
- */
-bool fs_node_of(struct fs *fs, const struct rn_id *id, uint64_t *nodeid,
-		uint32_t *generation);
-
-/*
- * fstatat() of (parent node, name) on the backing store, without following
- * a symlink: 0 or a negative errno.
- */
-int fs_backing_statat(struct fs *fs, uint64_t parent, const char *name,
-		      struct stat *st);
-
-/* The host id behind a node id; false if unknown. */
-bool fs_id_of(struct fs *fs, uint64_t nodeid, struct rn_id *id);
-
-/*
- * Does the kernel still hold a reference to the node, and with which
- * generation? Also for a ghost, which has no host id.
- */
-bool fs_node_live(struct fs *fs, uint64_t nodeid, uint32_t *generation);
-
-/*
- * Was the client shown (parent, name), and as which node? A positive
- * answer means the kernel may hold a dentry for it.
- */
-bool fs_name_shown(struct fs *fs, uint64_t parent, const char *name,
-		   uint64_t *nodeid);
-
-/*
- * Cache coherence, called from outside FUSE request handlers only (they
- * write to /dev/fuse and the kernel may take inode locks).
- * Return 0 or a negative errno (-ENOENT when the kernel never knew it).
- */
-int fs_inval_inode(struct fs *fs, uint64_t nodeid);
-int fs_inval_entry(struct fs *fs, uint64_t parent, const char *name);
-
-/*
- * Tells the kernel that (parent, name), which it knows as child, is gone
- * (FUSE_NOTIFY_DELETE: dentry dropped, nlink cleared; a kernel with the
- * rnotify series reports DELETE and DELETE_SELF). 0, or a negative errno:
- * -ENOENT when the kernel holds no such entry.
- */
-int fs_notify_delete(struct fs *fs, uint64_t parent, uint64_t child,
-		     const char *name);
 
 /*
  * The kernel drops nlookup of its references to a node (FUSE_FORGET);
@@ -202,49 +59,16 @@ int fs_notify_delete(struct fs *fs, uint64_t parent, uint64_t child,
  */
 void fs_forget(struct fs *fs, uint64_t nodeid, uint64_t nlookup);
 
-/* The kernel dropped (parent, name): it is no longer shown. */
-void fs_name_forget(struct fs *fs, uint64_t parent, const char *name);
-
 /*
- * The entry a LOOKUP of (parent, name) would reply, for a notification
- * that pushes it to the kernel: counts one kernel reference to the child
- * and records the name as shown. Only if the name still leads to the
- * object id names (by host id, or by the gen of its handle if it has
- * none). 0, or a negative errno and nothing counted.
+ * FUSE passthrough of reading opens (passthrough.h): want says whether the
+ * session may offer it at INIT (-o passthrough=off: no); wanted is asked
+ * by the session's INIT hook; start is told once the INIT reply accepted
+ * it on fuse_fd; patch sees each reply this thread writes and marks the
+ * open reply that passthrough prepared.
  */
-int fs_entry_push(struct fs *fs, uint64_t parent, const char *name,
-		  const struct rn_id *id, struct fuse_entry_param *e);
-
-/* The kernel refused a pushed entry: it took no reference after all. */
-void fs_entry_push_undo(struct fs *fs, uint64_t parent, const char *name,
-			uint64_t nodeid);
-
-/* fstat() of the backing object behind a node id: 0 or a negative errno. */
-int fs_node_stat(struct fs *fs, uint64_t nodeid, struct stat *st);
-
-/*
- * Maps a host file handle (as fanotify reports it) of a directory the
- * client knows to its host id, even after the directory has been removed
- * from the backing store. False if it was never known, or known only
- * through a mount inside the export (another file system's handles may
- * look alike).
- */
-bool fs_resolve_dir_handle(struct fs *fs, const void *handle, size_t len,
-			   int type, struct rn_id *id);
-
-/*
- * The host moved a directory out of the export: each object the client
- * holds is placed again before it is next served, and one that is now
- * outside is answered ESTALE (boundary.c).
- */
-void fs_boundary_moved(struct fs *fs);
-
-/*
- * Does the client hold the object with this host file handle? 1 with its
- * host id; 0 if it does not; -1 if the server cannot tell without
- * decoding the handle. No syscall.
- */
-int fs_held_handle(struct fs *fs, const void *handle, size_t len, int type,
-		   struct rn_id *id);
+void fs_passthrough_want(struct fs *fs, bool want);
+bool fs_passthrough_wanted(const struct fs *fs);
+void fs_passthrough_start(struct fs *fs, int fuse_fd);
+void fs_passthrough_patch(struct iovec *iov, int count);
 
 #endif

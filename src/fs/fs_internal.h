@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * What the passthrough's files share: the fs object, the helpers every op
+ * What the file system's files share: the fs object, the helpers every op
  * uses, and the ops themselves (fs.c puts them in the ops table).
  *
  * Every op replies exactly once on every path. An op takes a reference on
@@ -16,6 +16,8 @@
 
 #include "fs.h"
 #include "inode_table.h"
+#include "passthrough.h"
+#include "remote.h"
 
 struct fs {
 	struct fs_table table;
@@ -27,7 +29,9 @@ struct fs {
 	bool posix_acl;			/* the kernel took FUSE_CAP_POSIX_ACL */
 	atomic_uint boundary_epoch;	/* boundary.c: moves out so far */
 	struct fuse_session *se;	/* set before the loop starts */
+	void *session_state;		/* fs_set_session_state() */
 	struct fs_shed *shed;		/* shed.c; from INIT to the stop */
+	struct fs_passthrough pt;	/* passthrough.c */
 
 	/* hooks_lock (read side in handlers) guards the four below. */
 	pthread_rwlock_t hooks_lock;

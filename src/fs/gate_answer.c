@@ -84,7 +84,7 @@ void fs_answer_create_open(fuse_req_t req, struct fs_inode *dir,
 	fi->fh = FS_NO_FILE;
 	fi->direct_io = 1;
 	fi->noflush = 1;
-	fs_passthrough_open(child, FS_NO_FILE, fi);
+	fs_passthrough_open(fs_of(req), child, FS_NO_FILE, fi);
 	fs_reply_create(req, dir, name, child, &st, fi);
 }
 

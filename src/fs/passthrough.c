@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "fs_internal.h"
 #include "passthrough.h"
 
 /* FUSE 7.40 (Linux 6.9) ABI that Debian 12's linux/fuse.h predates. */
@@ -24,13 +25,6 @@ struct pt_backing_map {
 #define PT_IOC_BACKING_OPEN _IOW(229, 1, struct pt_backing_map)
 #define PT_IOC_BACKING_CLOSE _IOW(229, 2, uint32_t)
 
-static struct {
-	bool want;
-	atomic_bool on;
-	int fuse_fd;
-	pthread_mutex_t lock;	/* every inode's io_opens and backing_id */
-} pt = { .want = true, .fuse_fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
-
 /* The open reply this thread is about to write, if it is passthrough. */
 static __thread struct {
 	bool armed;
@@ -39,42 +33,38 @@ static __thread struct {
 } reply;
 
 /*
- * Objects whose backing file the kernel opened for a writer that joined
- * passthrough, and how many closes of it are still to come; under
- * pt.lock, but ncloses is read without it to skip the lock when there
- * are none.
- */
-struct pt_closes {
-	struct rn_id id;
-	unsigned int n;
-};
-
-static struct pt_closes *closes;
-static atomic_size_t ncloses;
-static size_t closes_cap;
-/* Only delivery reads host events, and so takes expected closes. */
-static atomic_bool closes_taken;
-
-/*
  * Objects at most: each is a file open by a writer beside a reader, and
  * past this many a writer's close goes unexpected (a duplicate event).
  */
 #define PT_CLOSES_MAX 4096
 
-void fs_passthrough_want(bool want)
+void fs_passthrough_init(struct fs_passthrough *pt)
 {
-	pt.want = want;
+	pt->want = true;
+	pt->fuse_fd = -1;
+	pthread_mutex_init(&pt->lock, NULL);
 }
 
-bool fs_passthrough_wanted(void)
+void fs_passthrough_free(struct fs_passthrough *pt)
 {
-	return pt.want;
+	free(pt->closes);
+	pthread_mutex_destroy(&pt->lock);
 }
 
-void fs_passthrough_start(int fuse_fd)
+void fs_passthrough_want(struct fs *fs, bool want)
 {
-	pt.fuse_fd = fuse_fd;
-	atomic_store(&pt.on, true);
+	fs->pt.want = want;
+}
+
+bool fs_passthrough_wanted(const struct fs *fs)
+{
+	return fs->pt.want;
+}
+
+void fs_passthrough_start(struct fs *fs, int fuse_fd)
+{
+	fs->pt.fuse_fd = fuse_fd;
+	atomic_store(&fs->pt.on, true);
 	fuse_log(FUSE_LOG_DEBUG, "rnotifyfs: passthrough: on\n");
 }
 
@@ -88,88 +78,92 @@ static bool reads_only(const struct fuse_file_info *fi)
  * kernel that turns out not to have it after all, passthrough goes off
  * for good; a file system stacked too deep (ELOOP) only fails this file.
  */
-static bool backing_open(struct fs_inode *in, int fd)
+static bool backing_open(struct fs_passthrough *pt, struct fs_inode *in,
+			 int fd)
 {
 	struct pt_backing_map map = { .fd = fd };
-	int id = ioctl(pt.fuse_fd, PT_IOC_BACKING_OPEN, &map);
+	int id = ioctl(pt->fuse_fd, PT_IOC_BACKING_OPEN, &map);
 
 	if (id >= 0) {
 		in->backing_id = id;
 		return true;
 	}
 	/* Without the capability, as any unprivileged server is: no news. */
-	if (errno != ELOOP && atomic_exchange(&pt.on, false))
+	if (errno != ELOOP && atomic_exchange(&pt->on, false))
 		fuse_log(errno == EPERM ? FUSE_LOG_DEBUG : FUSE_LOG_WARNING,
 			 "rnotifyfs: passthrough: off (%s)\n", strerror(errno));
 	return false;
 }
 
-static void backing_close(struct fs_inode *in)
+static void backing_close(struct fs_passthrough *pt, struct fs_inode *in)
 {
 	uint32_t id = in->backing_id;
 
-	if (ioctl(pt.fuse_fd, PT_IOC_BACKING_CLOSE, &id))
+	if (ioctl(pt->fuse_fd, PT_IOC_BACKING_CLOSE, &id))
 		fuse_log(FUSE_LOG_WARNING,
 			 "rnotifyfs: passthrough: closing backing file %u: %s\n",
 			 id, strerror(errno));
 }
 
-static struct pt_closes *closes_find(const struct rn_id *id)
+static struct fs_passthrough_close *closes_find(struct fs_passthrough *pt,
+						const struct rn_id *id)
 {
 	size_t i;
 
-	for (i = 0; i < ncloses; i++)
-		if (rn_id_equal(&closes[i].id, id))
-			return &closes[i];
+	for (i = 0; i < pt->ncloses; i++)
+		if (rn_id_equal(&pt->closes[i].id, id))
+			return &pt->closes[i];
 	return NULL;
 }
 
 /* One more close of id's backing file to come; false if out of memory. */
-static bool closes_expect(const struct rn_id *id)
+static bool closes_expect(struct fs_passthrough *pt, const struct rn_id *id)
 {
-	struct pt_closes *c = closes_find(id), *more;
+	struct fs_passthrough_close *c = closes_find(pt, id), *more;
 
 	if (c) {
 		c->n++;
 		return true;
 	}
-	if (ncloses == PT_CLOSES_MAX)
+	if (pt->ncloses == PT_CLOSES_MAX)
 		return false;
-	if (ncloses == closes_cap) {
-		more = realloc(closes, (closes_cap * 2 + 4) * sizeof(*more));
+	if (pt->ncloses == pt->closes_cap) {
+		more = realloc(pt->closes,
+			       (pt->closes_cap * 2 + 4) * sizeof(*more));
 		if (!more)
 			return false;
-		closes = more;
-		closes_cap = closes_cap * 2 + 4;
+		pt->closes = more;
+		pt->closes_cap = pt->closes_cap * 2 + 4;
 	}
-	closes[ncloses++] = (struct pt_closes){ .id = *id, .n = 1 };
+	pt->closes[pt->ncloses++] = (struct fs_passthrough_close){ .id = *id, .n = 1 };
 	return true;
 }
 
-static bool closes_take(const struct rn_id *id)
+static bool closes_take(struct fs_passthrough *pt, const struct rn_id *id)
 {
-	struct pt_closes *c = closes_find(id);
+	struct fs_passthrough_close *c = closes_find(pt, id);
 
 	if (!c)
 		return false;
 	if (!--c->n)
-		*c = closes[--ncloses];
+		*c = pt->closes[--pt->ncloses];
 	return true;
 }
 
-void fs_passthrough_open(struct fs_inode *in, int fd,
+void fs_passthrough_open(struct fs *fs, struct fs_inode *in, int fd,
 			 struct fuse_file_info *fi)
 {
+	struct fs_passthrough *pt = &fs->pt;
 	bool pass;
 
 	reply.armed = false;
 	reply.close_expected = false;
-	if (!in || pt.fuse_fd < 0)
+	if (!in || pt->fuse_fd < 0)
 		return;
-	pthread_mutex_lock(&pt.lock);
+	pthread_mutex_lock(&pt->lock);
 	pass = in->io_opens < 0 ||
 	       (!in->io_opens && reads_only(fi) && fd >= 0 &&
-		atomic_load(&pt.on) && backing_open(in, fd));
+		atomic_load(&pt->on) && backing_open(pt, in, fd));
 	in->io_opens += pass ? -1 : 1;
 	reply.backing_id = in->backing_id;
 	/*
@@ -179,54 +173,57 @@ void fs_passthrough_open(struct fs_inode *in, int fd,
 	 * a replay's open (no fd) is ours, and so is its close.
 	 */
 	if (pass && !reads_only(fi) && fd >= 0 && rn_id_known(&in->id) &&
-	    atomic_load(&closes_taken))
-		reply.close_expected = closes_expect(&in->id);
-	pthread_mutex_unlock(&pt.lock);
+	    atomic_load(&pt->closes_taken))
+		reply.close_expected = closes_expect(pt, &in->id);
+	pthread_mutex_unlock(&pt->lock);
 	reply.armed = pass;
 	if (pass && !reads_only(fi))
 		fi->direct_io = 1;
 }
 
-void fs_passthrough_release(struct fs_inode *in)
+void fs_passthrough_release(struct fs *fs, struct fs_inode *in)
 {
+	struct fs_passthrough *pt = &fs->pt;
 	reply.armed = false;
-	if (!in || pt.fuse_fd < 0)
+	if (!in || pt->fuse_fd < 0)
 		return;
-	pthread_mutex_lock(&pt.lock);
+	pthread_mutex_lock(&pt->lock);
 	if (in->io_opens > 0)
 		in->io_opens--;
 	else if (in->io_opens < 0 && !++in->io_opens)
-		backing_close(in);
-	pthread_mutex_unlock(&pt.lock);
+		backing_close(pt, in);
+	pthread_mutex_unlock(&pt->lock);
 }
 
-void fs_passthrough_open_undo(struct fs_inode *in)
+void fs_passthrough_open_undo(struct fs *fs, struct fs_inode *in)
 {
+	struct fs_passthrough *pt = &fs->pt;
 	bool expected = reply.close_expected;
 
-	fs_passthrough_release(in);
+	fs_passthrough_release(fs, in);
 	reply.close_expected = false;
 	if (!expected)
 		return;
-	pthread_mutex_lock(&pt.lock);
-	closes_take(&in->id);
-	pthread_mutex_unlock(&pt.lock);
+	pthread_mutex_lock(&pt->lock);
+	closes_take(pt, &in->id);
+	pthread_mutex_unlock(&pt->lock);
 }
 
-void fs_passthrough_closes_taken(void)
+void fs_passthrough_closes_taken(struct fs *fs)
 {
-	atomic_store(&closes_taken, true);
+	atomic_store(&fs->pt.closes_taken, true);
 }
 
-bool fs_passthrough_backing_close(const struct rn_id *id)
+bool fs_passthrough_backing_close(struct fs *fs, const struct rn_id *id)
 {
+	struct fs_passthrough *pt = &fs->pt;
 	bool taken;
 
-	if (!atomic_load(&ncloses) || !rn_id_known(id))
+	if (!atomic_load(&pt->ncloses) || !rn_id_known(id))
 		return false;
-	pthread_mutex_lock(&pt.lock);
-	taken = closes_take(id);
-	pthread_mutex_unlock(&pt.lock);
+	pthread_mutex_lock(&pt->lock);
+	taken = closes_take(pt, id);
+	pthread_mutex_unlock(&pt->lock);
 	return taken;
 }
 

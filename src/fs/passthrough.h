@@ -34,16 +34,44 @@
 #ifndef RNOTIFY_FS_PASSTHROUGH_H
 #define RNOTIFY_FS_PASSTHROUGH_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
-#include <sys/uio.h>
+#include <stddef.h>
 
-#include "fs_internal.h"
+#include "inode_table.h"
 
-/* -o passthrough=off turns it off; the default is on where possible. */
-void fs_passthrough_want(bool want);
-bool fs_passthrough_wanted(void);
-/* The INIT reply accepted FUSE_PASSTHROUGH on fuse_fd. */
-void fs_passthrough_start(int fuse_fd);
+struct fs;
+
+/*
+ * Objects whose backing file the kernel opened for a writer that joined
+ * passthrough, and how many closes of it are still to come.
+ */
+struct fs_passthrough_close {
+	struct rn_id id;
+	unsigned int n;
+};
+
+/*
+ * A file system's passthrough state (in struct fs). The want (set with
+ * fs_passthrough_want(), fs.h) is read before the session starts; lock
+ * guards every inode's io_opens and backing_id, and closes: ncloses is
+ * read without it to skip the lock when there are none.
+ */
+struct fs_passthrough {
+	bool want;
+	atomic_bool on;
+	int fuse_fd;
+	pthread_mutex_t lock;
+	struct fs_passthrough_close *closes;
+	atomic_size_t ncloses;
+	size_t closes_cap;
+	/* Only delivery reads host events, and so takes expected closes. */
+	atomic_bool closes_taken;
+};
+
+void fs_passthrough_init(struct fs_passthrough *pt);
+void fs_passthrough_free(struct fs_passthrough *pt);
 
 /*
  * Before the reply to an open or create of in (fd: the open backing file,
@@ -51,30 +79,17 @@ void fs_passthrough_start(int fuse_fd);
  * it; for passthrough, sets fi->direct_io if the open writes, and makes
  * fs_passthrough_patch() mark the reply.
  */
-void fs_passthrough_open(struct fs_inode *in, int fd,
+void fs_passthrough_open(struct fs *fs, struct fs_inode *in, int fd,
 			 struct fuse_file_info *fi);
 /*
  * The reply that fs_passthrough_open() prepared in this thread was not
  * delivered: the kernel has no such open file.
  */
-void fs_passthrough_open_undo(struct fs_inode *in);
+void fs_passthrough_open_undo(struct fs *fs, struct fs_inode *in);
 /* RELEASE of an open that fs_passthrough_open() counted. */
-void fs_passthrough_release(struct fs_inode *in);
+void fs_passthrough_release(struct fs *fs, struct fs_inode *in);
 
-/*
- * Is a host CLOSE_WRITE of object id the close of a backing file that
- * the kernel opened for a writer on the mount (see above)? Counts it.
- * fs_passthrough_closes_taken(): the caller will ask this of every host
- * CLOSE_WRITE from now on; until then no close is expected.
- */
-void fs_passthrough_closes_taken(void);
-bool fs_passthrough_backing_close(const struct rn_id *id);
-
-/*
- * Called with each reply this thread writes: the open reply that
- * fs_passthrough_open() prepared gets FOPEN_PASSTHROUGH and the backing
- * id. Anything else goes as it is.
- */
-void fs_passthrough_patch(struct iovec *iov, int count);
+/* fs_passthrough_closes_taken(), fs_passthrough_backing_close(): remote.h */
+/* fs_passthrough_patch(): fs.h */
 
 #endif

@@ -12,31 +12,32 @@
 #include "protocol/proto_codec.h"
 #include "protocol/proto_watches.h"
 #include "forget_decode.h"
-#include "fs/passthrough.h"
+#include "fs/fs.h"
 #include "session_io.h"
 #include "request_read.h"
 
-static struct {
+struct session_io {
 	bool want;
 	uint64_t offered;	/* the kernel's INIT flags */
 	atomic_bool active;
 	atomic_bool init_answered;
 	uint64_t init_unique;	/* 0 until INIT was read */
 	struct proto_watches *watches;
-} pio;
+};
 
 /* INIT is the first request, read before any other thread reads. */
-static void note_init(const void *buf, size_t len)
+static void note_init(struct session_io *pio, const void *buf, size_t len)
 {
 	uint64_t unique, flags;
 
 	if (proto_decode_init(buf, len, &unique, &flags))
 		return;
-	pio.init_unique = unique;
-	pio.offered = flags;
+	pio->init_unique = unique;
+	pio->offered = flags;
 }
 
-static void handle_watch(int fd, const void *buf, size_t len)
+static void handle_watch(struct session_io *pio, int fd, const void *buf,
+			 size_t len)
 {
 	unsigned char reply[sizeof(struct fuse_out_header)];
 	struct proto_watch w;
@@ -45,7 +46,7 @@ static void handle_watch(int fd, const void *buf, size_t len)
 
 	err = proto_decode_watch(buf, len, &w);
 	if (!err)
-		err = proto_watches_set(pio.watches, &w);
+		err = proto_watches_set(pio->watches, &w);
 	if (err) {
 		fuse_log(FUSE_LOG_WARNING,
 			 "rnotifyfs: FUSE_FSNOTIFY refused: %s\n",
@@ -77,6 +78,7 @@ static bool handled_forget(const void *buf, size_t len, struct fs *fs)
 
 static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
 {
+	struct session_io *pio = fs_session_state(userdata);
 	struct fuse_in_header ih;
 	ssize_t n;
 
@@ -86,43 +88,46 @@ static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
 			return n;
 		memcpy(&ih, buf, sizeof(ih));
 		if (ih.opcode == FUSE_INIT)
-			note_init(buf, n);
+			note_init(pio, buf, n);
 		if (ih.opcode == FUSE_FSNOTIFY)
-			handle_watch(fd, buf, n);
+			handle_watch(pio, fd, buf, n);
 		else if (!handled_forget(buf, n, userdata))
 			return n;
 	}
 }
 
 /* Takes up what the kernel offered at INIT and we want, in its reply. */
-static void answer_init(int fd, struct iovec *iov, int count)
+static void answer_init(struct fs *fs, int fd, struct iovec *iov, int count)
 {
+	struct session_io *pio = fs_session_state(fs);
 	uint64_t want = 0, added;
 
-	if (!pio.init_unique)
+	if (!pio->init_unique)
 		return;
-	if (pio.want)
+	if (pio->want)
 		want |= FUSE_HAS_FSNOTIFY;
-	if (fs_passthrough_wanted())
+	if (fs_passthrough_wanted(fs))
 		want |= PROTO_FUSE_PASSTHROUGH;
-	want &= pio.offered;
+	want &= pio->offered;
 	/* Nothing to add: the first reply after INIT is INIT's, untouched. */
-	added = want ? proto_init_reply_add(iov, count, pio.init_unique,
+	added = want ? proto_init_reply_add(iov, count, pio->init_unique,
 					    want) : 0;
 	if (want && !added)
 		return;
-	atomic_store(&pio.init_answered, true);
+	atomic_store(&pio->init_answered, true);
 	if (added & FUSE_HAS_FSNOTIFY)
-		atomic_store(&pio.active, true);
+		atomic_store(&pio->active, true);
 	if (added & PROTO_FUSE_PASSTHROUGH)
-		fs_passthrough_start(fd);
+		fs_passthrough_start(fs, fd);
 }
 
 static ssize_t io_writev(int fd, struct iovec *iov, int count,
 			 void *userdata)
 {
-	if (!atomic_load(&pio.init_answered))
-		answer_init(fd, iov, count);
+	struct session_io *pio = fs_session_state(userdata);
+
+	if (!atomic_load(&pio->init_answered))
+		answer_init(userdata, fd, iov, count);
 	fs_passthrough_patch(iov, count);
 	return writev(fd, iov, count);
 }
@@ -141,17 +146,34 @@ static const struct fuse_custom_io session_io_hooks = {
 	.splice_send = io_splice_send,
 };
 
-int session_io_install(struct fuse_session *se, bool want)
+struct session_io *session_io_install(struct fuse_session *se, struct fs *fs,
+				     bool want)
 {
-	pio.want = want;
-	pio.watches = proto_watches_new();
-	if (!pio.watches)
-		return -ENOMEM;
-	return fuse_session_custom_io(se, &session_io_hooks,
-				      fuse_session_fd(se));
+	struct session_io *pio = calloc(1, sizeof(*pio));
+	int err;
+
+	if (!pio)
+		return NULL;
+	pio->want = want;
+	pio->watches = proto_watches_new();
+	if (!pio->watches) {
+		free(pio);
+		errno = ENOMEM;
+		return NULL;
+	}
+	fs_set_session_state(fs, pio);
+	err = fuse_session_custom_io(se, &session_io_hooks,
+				     fuse_session_fd(se));
+	if (err) {
+		fs_set_session_state(fs, NULL);
+		session_io_free(pio);
+		errno = -err;
+		return NULL;
+	}
+	return pio;
 }
 
-int session_io_serve_init(struct fuse_session *se)
+int session_io_serve_init(struct session_io *pio, struct fuse_session *se)
 {
 	struct fuse_buf buf = { 0 };
 	int n;
@@ -164,26 +186,28 @@ int session_io_serve_init(struct fuse_session *se)
 	free(buf.mem);
 	if (n <= 0)
 		return n ? n : -ENODEV;
-	return pio.init_unique ? 0 : -EPROTO;
+	return pio->init_unique ? 0 : -EPROTO;
 }
 
-bool session_io_offered(void)
+bool session_io_offered(const struct session_io *pio)
 {
-	return !!(pio.offered & FUSE_HAS_FSNOTIFY);
+	return !!(pio->offered & FUSE_HAS_FSNOTIFY);
 }
 
-bool session_io_active(void)
+bool session_io_active(const struct session_io *pio)
 {
-	return atomic_load(&pio.active);
+	return atomic_load(&pio->active);
 }
 
-struct proto_watches *session_io_watches(void)
+struct proto_watches *session_io_watches(struct session_io *pio)
 {
-	return pio.watches;
+	return pio->watches;
 }
 
-void session_io_free(void)
+void session_io_free(struct session_io *pio)
 {
-	proto_watches_free(pio.watches);
-	pio.watches = NULL;
+	if (!pio)
+		return;
+	proto_watches_free(pio->watches);
+	free(pio);
 }

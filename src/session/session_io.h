@@ -13,9 +13,9 @@
  * adds FUSE_HAS_FSNOTIFY to libfuse's INIT reply when the kernel offered
  * it and we want it. Everything else passes through untouched.
  *
- * The hooks are installed in every delivery mode. One session per
- * process: the hooks receive only the session's userdata (the fs), so
- * the state is this file's.
+ * The hooks are installed in every delivery mode. They receive only the
+ * session's userdata, the fs, which keeps their state for them
+ * (fs_session_state()).
  */
 #ifndef RNOTIFY_SESSION_SESSION_IO_H
 #define RNOTIFY_SESSION_SESSION_IO_H
@@ -25,30 +25,33 @@
 #include "fs/fs.h"
 
 struct proto_watches;
+struct session_io;
 
 /*
- * Installs the hooks on a mounted session; want says whether to accept
- * the extension if offered. 0 or a negative errno.
+ * Installs the hooks on a mounted session whose userdata is fs; want
+ * says whether to accept the extension if offered. NULL with errno set
+ * on failure.
  */
-int session_io_install(struct fuse_session *se, bool want);
+struct session_io *session_io_install(struct fuse_session *se, struct fs *fs,
+				     bool want);
 
 /*
  * Reads and processes the session's first request, INIT, so that the
  * outcome is known before delivery starts. 0, or a negative errno if the
  * session ended first.
  */
-int session_io_serve_init(struct fuse_session *se);
+int session_io_serve_init(struct session_io *sio, struct fuse_session *se);
 
 /* The kernel offered the extension at INIT. */
-bool session_io_offered(void);
+bool session_io_offered(const struct session_io *sio);
 
 /* The extension is on: FUSE_HAS_FSNOTIFY went back in the INIT reply. */
-bool session_io_active(void);
+bool session_io_active(const struct session_io *sio);
 
-/* The kernel's watches (valid once installed, until session_io_free). */
-struct proto_watches *session_io_watches(void);
+/* The kernel's watches (valid until session_io_free). */
+struct proto_watches *session_io_watches(struct session_io *sio);
 
-/* Frees the watch table; the session must be destroyed already. */
-void session_io_free(void);
+/* Frees the hooks' state; the session must be destroyed already. */
+void session_io_free(struct session_io *sio);
 
 #endif

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fuse_log.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fanotify.h>
@@ -62,10 +63,14 @@ struct fan_watch {
 	int emitted;
 	/* The handles of ev->dir and ev->dir2 while an event is emitted. */
 	const struct fan_fid *emit_dir[2];
+	struct rn_event_paths paths;	/* of emit_dir, for the emitted event */
 	unsigned int errors;
 	/* Records arrive 8-byte aligned from read(2). */
 	unsigned char buf[65536] __attribute__((aligned(8)));
 };
+
+static int fan_dir_path(const struct rn_event_paths *paths, int which,
+			char *buf, size_t size);
 
 struct fan_watch *fan_watch_open(const struct watch_config *cfg)
 {
@@ -75,6 +80,7 @@ struct fan_watch *fan_watch_open(const struct watch_config *cfg)
 	if (!w)
 		return NULL;
 	w->pid = getpid();
+	w->paths.dir_path = fan_dir_path;
 	if (fan_scope_init(&w->scope, cfg) < 0)
 		goto fail;
 	w->fd = fanotify_init(FAN_INIT_FLAGS, O_RDONLY | O_CLOEXEC);
@@ -165,6 +171,7 @@ static void fan_emit(struct fan_watch *w, struct rn_event *ev,
 		     enum rn_event_kind kind)
 {
 	ev->kind = kind;
+	ev->paths = &w->paths;
 	w->emit(w->arg, ev);
 	w->emitted++;
 }
@@ -311,9 +318,11 @@ static void fan_record(void *arg, const struct fan_record *rec)
 	w->emit_dir[1] = NULL;
 }
 
-int fan_watch_dir_path(struct fan_watch *w, int which, char *buf,
-		       size_t size)
+static int fan_dir_path(const struct rn_event_paths *paths, int which,
+			char *buf, size_t size)
 {
+	struct fan_watch *w = (struct fan_watch *)((char *)paths -
+			      offsetof(struct fan_watch, paths));
 	const struct fan_fid *fid = w->emit_dir[which ? 1 : 0];
 
 	return fid ? fan_scope_path(&w->scope, fid, buf, size) : -ENOENT;

@@ -137,14 +137,6 @@ bool watch_objects(struct watch *w, unsigned int skip_kinds,
 	return w->fan != NULL;
 }
 
-int watch_event_dir_path(struct watch *w, int which, char *buf,
-			 size_t size)
-{
-	if (!w->fan)
-		return -EOPNOTSUPP;
-	return fan_watch_dir_path(w->fan, which, buf, size);
-}
-
 void watch_own_change(struct watch *w, const struct rn_id *id,
 		      const char *name, unsigned int kinds, bool ended,
 		      const struct stat *after)

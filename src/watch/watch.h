@@ -100,16 +100,6 @@ int watch_read(struct watch *w, watch_emit_fn emit, void *arg);
 bool watch_objects(struct watch *w, unsigned int skip_kinds,
 		   watch_held_fn held, void *arg);
 
-/*
- * From inside emit, during watch_read(): the path below the export root
- * of the event's directory (which 0: ev->dir, 1: ev->dir2), "" for the
- * root. 0, or a negative errno (-EOPNOTSUPP: the backend has no handles
- * to find it by, -ENOENT: no such directory). Only a hint, which a rename
- * can make stale at once: check what it leads to by identity.
- */
-int watch_event_dir_path(struct watch *w, int which, char *buf,
-			 size_t size);
-
 void watch_own_change(struct watch *w, const struct rn_id *id,
 		      const char *name, unsigned int kinds, bool ended,
 		      const struct stat *after);

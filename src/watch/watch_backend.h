@@ -18,8 +18,6 @@ int fan_watch_fd(const struct fan_watch *w);
 int fan_watch_read(struct fan_watch *w, watch_emit_fn emit, void *arg);
 void fan_watch_objects(struct fan_watch *w, unsigned int skip_kinds,
 		       watch_held_fn held, void *arg);
-int fan_watch_dir_path(struct fan_watch *w, int which, char *buf,
-		       size_t size);
 
 struct inotify_watch *inotify_watch_open(const struct watch_config *cfg);
 void inotify_watch_close(struct inotify_watch *w);

@@ -13,7 +13,7 @@
 #include <fuse_log.h>
 
 #include "../lib/check.h"
-#include "deliver/overflow_log.h"
+#include "deliver/common/overflow_log.h"
 
 CHECK_MAIN_DEFS;
 

@@ -21,8 +21,7 @@
 #ifndef RNOTIFY_DELIVER_PROTO_PROTO_H
 #define RNOTIFY_DELIVER_PROTO_PROTO_H
 
-#include "fs/fs.h"
-#include "watch/watch.h"
+#include "fs/remote.h"
 #include "protocol/proto_watches.h"
 
 struct proto_send;
@@ -31,8 +30,8 @@ struct proto_send_config {
 	struct fs *fs;
 	struct proto_watches *watches;
 	int fuse_fd;			/* the session's /dev/fuse fd */
-	struct watch *watch;		/* the host watcher, for paths */
 	const char *mountpoint;
+	bool private_mounts;		/* mount_cwd_own()'s copy */
 	bool link_counts;		/* the watcher reports them */
 };
 

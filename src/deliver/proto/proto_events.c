@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "deliver/overflow_log.h"
+#include "deliver/common/overflow_log.h"
 #include "proto_internal.h"
 
 bool proto_node_known(struct proto_send *s, const struct rn_id *id,
@@ -92,7 +92,7 @@ bool proto_hold(struct proto_send *s, const struct rn_event *ev, int which,
 
 	if (!rn_id_known(id))
 		return false;
-	*held = proto_hold_dir(s, which, id, n);
+	*held = proto_hold_dir(s, ev, which, id, n);
 	return *held >= 0;
 }
 

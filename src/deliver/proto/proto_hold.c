@@ -38,18 +38,16 @@ static int open_beneath(const char *path)
 	return fd < 0 ? -errno : fd;
 }
 
-int proto_hold_dir(struct proto_send *s, int which, const struct rn_id *id,
-		   struct proto_node *n)
+int proto_hold_dir(struct proto_send *s, const struct rn_event *ev, int which,
+		   const struct rn_id *id, struct proto_node *n)
 {
 	char *path;
 	int ret;
 
-	if (!s->cfg.watch)
-		return -EOPNOTSUPP;
 	path = malloc(PATH_MAX);
 	if (!path)
 		return -ENOMEM;
-	ret = watch_event_dir_path(s->cfg.watch, which, path, PATH_MAX);
+	ret = rn_event_dir_path(ev, which, path, PATH_MAX);
 	if (!ret)
 		ret = proto_mount_enter(s);
 	if (!ret)

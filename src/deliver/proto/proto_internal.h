@@ -7,13 +7,14 @@
 #define RNOTIFY_DELIVER_PROTO_PROTO_INTERNAL_H
 
 
-#include "deliver/mount_cwd.h"
+#include "deliver/common/mount_cwd.h"
 #include "proto_asked.h"
 #include "proto.h"
 
 struct proto_send {
 	struct proto_send_config cfg;
 	char *mountpoint;
+	bool private_mounts;
 	int own_cwd;		/* the thread's cwd is its own: 1, no: -1, 0: untried */
 	struct mount_cwd cwd;	/* the mount root while delivering a batch */
 	uint32_t cookie;	/* last rename cookie sent */
@@ -102,7 +103,7 @@ int proto_lookup_child(struct proto_send *s, const struct proto_node *dir,
  * mount. The fd that keeps it held, to close once the event is sent,
  * with *n filled; or a negative errno.
  */
-int proto_hold_dir(struct proto_send *s, int which, const struct rn_id *id,
-		   struct proto_node *n);
+int proto_hold_dir(struct proto_send *s, const struct rn_event *ev, int which,
+		   const struct rn_id *id, struct proto_node *n);
 
 #endif

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "deliver/fuse_handle.h"
+#include "deliver/common/fuse_handle.h"
 #include "proto_internal.h"
 
 /* Without its own cwd the pump thread only loses lookups after renames. */
@@ -27,7 +27,7 @@ static bool own_cwd(struct proto_send *s)
 	int err;
 
 	if (!s->own_cwd) {
-		err = mount_cwd_own();
+		err = mount_cwd_own(s->private_mounts);
 		s->own_cwd = err ? -1 : 1;
 		if (err)
 			fuse_log(FUSE_LOG_WARNING,
@@ -102,6 +102,7 @@ struct proto_send *proto_send_new(const struct proto_send_config *cfg)
 		return NULL;
 	}
 	s->cwd.path = s->mountpoint;
+	s->private_mounts = cfg->private_mounts;
 	return s;
 }
 

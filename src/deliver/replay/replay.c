@@ -24,33 +24,33 @@
 #include <unistd.h>
 
 #include "util/mountinfo.h"
-#include "deliver/overflow_log.h"
+#include "deliver/common/overflow_log.h"
 #include "replay_internal.h"
 
-struct replay *replay_new(struct fs *fs, struct event_queue *q,
-			  const char *mountpoint, struct cpu_pin *pin)
+struct replay *replay_new(const struct replay_config *cfg)
 {
 	struct replay *r = calloc(1, sizeof(*r));
 
 	if (!r)
 		return NULL;
-	r->mountpoint = strdup(mountpoint);
+	r->mountpoint = strdup(cfg->mountpoint);
 	if (!r->mountpoint) {
 		free(r);
 		return NULL;
 	}
 	/* Left 0 if not found: each turn's first entry then learns it. */
-	mountinfo_dev_of(mountpoint, &r->mount_dev);
-	r->fs = fs;
-	r->queue = q;
-	r->pin = pin;
+	mountinfo_dev_of(cfg->mountpoint, &r->mount_dev);
+	r->fs = cfg->fs;
+	r->queue = cfg->queue;
+	r->pin = cfg->pin;
+	r->private_mounts = cfg->private_mounts;
 	/* Never changed: no system call per replay for a stand-in's owner. */
 	r->uid = getuid();
 	r->gid = getgid();
 	atomic_init(&r->tid, -1);
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_mutex_init(&r->refresh_lock, NULL);
-	fs_set_gate(fs, replay_gate, r);
+	fs_set_gate(r->fs, replay_gate, r);
 	return r;
 }
 
@@ -73,7 +73,7 @@ static pid_t replay_self(void)
 int replay_thread_init(void *arg)
 {
 	struct replay *r = arg;
-	int ret = mount_cwd_own();
+	int ret = mount_cwd_own(r->private_mounts);
 
 	if (ret)
 		fuse_log(FUSE_LOG_ERR, "rnotifyfs: replay: %s: %s\n",

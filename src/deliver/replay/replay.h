@@ -16,19 +16,25 @@
 #define RNOTIFY_DELIVER_REPLAY_REPLAY_H
 
 #include "util/cpu_pin.h"
-#include "fs/fs.h"
+#include "fs/remote.h"
 #include "event_queue.h"
 
 struct replay;
 
+struct replay_config {
+	struct fs *fs;			/* serves the mount; gets the gate */
+	struct event_queue *queue;	/* the events to replay */
+	const char *mountpoint;
+	/* The request workers, held on the replayer's CPU for a backlog. */
+	struct cpu_pin *pin;		/* may be NULL */
+	bool private_mounts;		/* mount_cwd_own()'s copy */
+};
+
 /*
- * Prepares replay for the mount at mountpoint, served by fs, consuming
- * events from q. A backlog is replayed with the members of pin (the
- * request workers; may be NULL) held on the replayer's CPU. Installs the
- * gate on fs. NULL with errno set on failure.
+ * Prepares replay as cfg says and installs the gate on its fs. NULL with
+ * errno set on failure.
  */
-struct replay *replay_new(struct fs *fs, struct event_queue *q,
-			  const char *mountpoint, struct cpu_pin *pin);
+struct replay *replay_new(const struct replay_config *cfg);
 
 /*
  * The event pump's sink (event_pump.h), arg r, called by its threads:

@@ -24,7 +24,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "deliver/mount_cwd.h"
+#include "deliver/common/mount_cwd.h"
 #include "replay.h"
 
 /* What the replay in flight will ask of the passthrough. */
@@ -67,6 +67,7 @@ struct replay {
 	struct event_queue *queue;
 	struct cpu_pin *pin;
 	char *mountpoint;
+	bool private_mounts;
 	dev_t mount_dev;		/* the mount's: every entry checks it */
 	uid_t uid;			/* ours, for stand-in attributes */
 	gid_t gid;

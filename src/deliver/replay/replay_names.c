@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "deliver/fuse_handle.h"
+#include "deliver/common/fuse_handle.h"
 #include "replay_internal.h"
 
 /*

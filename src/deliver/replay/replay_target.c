@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "deliver/fuse_handle.h"
+#include "deliver/common/fuse_handle.h"
 #include "replay_internal.h"
 
 bool replay_known_node(struct replay *r, const struct rn_id *id,

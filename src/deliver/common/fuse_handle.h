@@ -10,8 +10,8 @@
  * knows. It needs export support in the passthrough and
  * CAP_DAC_READ_SEARCH.
  */
-#ifndef RNOTIFY_DELIVER_FUSE_HANDLE_H
-#define RNOTIFY_DELIVER_FUSE_HANDLE_H
+#ifndef RNOTIFY_DELIVER_COMMON_FUSE_HANDLE_H
+#define RNOTIFY_DELIVER_COMMON_FUSE_HANDLE_H
 
 #include <stdint.h>
 

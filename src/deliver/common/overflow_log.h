@@ -16,8 +16,8 @@
  * overflow_log_flush(), shared by whichever delivery backend runs. They
  * may be called from any thread.
  */
-#ifndef RNOTIFY_DELIVER_OVERFLOW_LOG_H
-#define RNOTIFY_DELIVER_OVERFLOW_LOG_H
+#ifndef RNOTIFY_DELIVER_COMMON_OVERFLOW_LOG_H
+#define RNOTIFY_DELIVER_COMMON_OVERFLOW_LOG_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <fuse_log.h>
 #include <sched.h>
-#include <stdatomic.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -13,21 +12,12 @@
 #include "session/request_read.h"
 #include "mount_cwd.h"
 
-static atomic_bool use_copy;
-
-void mount_cwd_use_copy(void)
-{
-	atomic_store(&use_copy, true);
-}
-
 /*
  * A mount namespace of the thread's own, every mount in it private: no
  * unmount in ours reaches the copy, nor does its being busy hold one up.
  */
 static bool own_copy(void)
 {
-	if (!atomic_load(&use_copy))
-		return false;
 	if (unshare(CLONE_FS | CLONE_NEWNS)) {
 		fuse_log(FUSE_LOG_DEBUG,
 			 "rnotifyfs: no mount namespace of our own (%s): umount fails while we work in the mount\n",
@@ -41,10 +31,10 @@ static bool own_copy(void)
 	return true;
 }
 
-int mount_cwd_own(void)
+int mount_cwd_own(bool private_mounts)
 {
 	request_read_from_self();
-	if (own_copy())
+	if (private_mounts && own_copy())
 		return 0;
 	return unshare(CLONE_FS) ? -errno : 0;
 }

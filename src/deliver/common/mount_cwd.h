@@ -23,8 +23,8 @@
  * the caller knows it or the first entry learned it), not something
  * mounted on top since.
  */
-#ifndef RNOTIFY_DELIVER_MOUNT_CWD_H
-#define RNOTIFY_DELIVER_MOUNT_CWD_H
+#ifndef RNOTIFY_DELIVER_COMMON_MOUNT_CWD_H
+#define RNOTIFY_DELIVER_COMMON_MOUNT_CWD_H
 
 #include <stdbool.h>
 #include <sys/types.h>
@@ -36,16 +36,11 @@ struct mount_cwd {
 };
 
 /*
- * Threads that call mount_cwd_own() from now on get a private copy of
- * the mounts (see above): once mount_gone is watching.
+ * The calling thread gets a working directory of its own, and with
+ * private_mounts a private copy of the mounts (see above; only once
+ * mount_gone is watching): 0 or -errno.
  */
-void mount_cwd_use_copy(void);
-
-/*
- * The calling thread gets a working directory of its own, and a copy of
- * the mounts if asked for: 0 or -errno.
- */
-int mount_cwd_own(void);
+int mount_cwd_own(bool private_mounts);
 
 /*
  * Makes the mount root the working directory (a no-op if it is): 0, or a

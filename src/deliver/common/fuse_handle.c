@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "fs/fs.h"
+#include "fs/remote.h"
 #include "fuse_handle.h"
 
 #define FUSE_FILEID_INO64_GEN 0x81
