@@ -18,10 +18,13 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 TESTLIB_SRC := $(wildcard tests/lib/*.c)
 TESTLIB_OBJ := $(TESTLIB_SRC:%.c=$(B)/%.o)
+# The kernel's side of the protocol: unit tests only, never the server.
+PEER_SRC := $(wildcard tests/peer/*.c)
+PEER_OBJ := $(PEER_SRC:%.c=$(B)/%.o)
 E2E_SRC := $(wildcard tests/e2e/t_*.c)
 E2E_BIN := $(E2E_SRC:tests/e2e/%.c=$(B)/tests/%)
 
-.PHONY: all test unit e2e asan clean
+.PHONY: all test asan clean
 all: $(B)/rnotifyfs $(UNIT_BIN) $(E2E_BIN)
 
 $(B)/%.o: %.c
@@ -35,7 +38,8 @@ $(B)/librnotify.a: $(LIB_OBJ)
 $(B)/rnotifyfs: $(B)/src/daemon/main.o $(B)/librnotify.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/tests/test_%: $(B)/tests/unit/test_%.o $(B)/librnotify.a $(TESTLIB_OBJ)
+$(B)/tests/test_%: $(B)/tests/unit/test_%.o $(PEER_OBJ) $(B)/librnotify.a \
+		   $(TESTLIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -57,6 +61,7 @@ clean:
 
 include install.mk
 
--include $(LIB_OBJ:.o=.d) $(B)/src/daemon/main.d $(TESTLIB_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(B)/src/daemon/main.d $(TESTLIB_OBJ:.o=.d) \
+	 $(PEER_OBJ:.o=.d)
 -include $(E2E_BIN:$(B)/tests/%=$(B)/tests/e2e/%.d)
 -include $(UNIT_BIN:$(B)/tests/%=$(B)/tests/unit/%.d)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/watch/fanotify_decode.h"
+#include "watch/fanotify_decode.h"
 
 static void fuzz_fid(const struct fan_fid *fid)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * libFuzzer target: the FORGET and BATCH_FORGET decoder
- * (src/forget_decode.c), which reads every request from /dev/fuse before
+ * (src/session/forget_decode.c), which reads every request from /dev/fuse before
  * libfuse does. An accepted frame must be exactly as long as its count
  * says, and every pair handed out must be the bytes at its place in the
  * frame, in order; a refused frame must hand out none.
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <linux/fuse.h>
 
-#include "../src/forget_decode.h"
+#include "session/forget_decode.h"
 
 struct walk {
 	const uint8_t *data;

@@ -8,15 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/watch/inotify_decode.h"
+#include "watch/inotify_decode.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct ino_record recs[64];
+	struct inotify_record recs[64];
 	unsigned int errors = 0;
 	size_t i, n;
 
-	n = ino_decode(data, size, recs, 64, &errors);
+	n = inotify_decode(data, size, recs, 64, &errors);
 	for (i = 0; i < n; i++) {
 		size_t len = strlen(recs[i].name);
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * libFuzzer target: the remote-fsnotify frame decoders
- * (src/deliver/proto_codec*.c).  Every frame a decoder accepts must obey
+ * (src/protocol/proto_codec*.c, tests/peer/proto_peer.c).  Every frame a decoder accepts must obey
  * the kernel's rules and re-encode to exactly the same bytes: a decoder
  * that accepts more than the encoder can produce is a bug.  The first
  * byte picks the decoder; the rest is the frame.
@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/deliver/proto_codec.h"
+#include "protocol/proto_codec.h"
+#include "../tests/peer/proto_peer.h"
 
 static void fuzz_event(const uint8_t *data, size_t size)
 {

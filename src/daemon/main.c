@@ -43,7 +43,7 @@ struct server {
 };
 
 /*
- * The passthrough holds one O_PATH fd per inode the kernel knows, so a
+ * The file system holds one O_PATH fd per inode the kernel knows, so a
  * large tree exhausts the usual soft limit of 1024 (and even 20000): take
  * as many as the system allows (root may raise the hard limit up to
  * fs.nr_open), as libfuse's passthrough_hp does.

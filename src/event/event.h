@@ -6,7 +6,7 @@
  * Objects are named by their host identity (st_dev, st_ino) on the backing
  * store, never by path: paths go stale as soon as a directory is renamed,
  * identities do not. The watcher knows nothing of FUSE node ids; the
- * delivery backend asks the passthrough layer which node id (if any) the
+ * delivery backend asks the file system which node id (if any) the
  * client kernel knows for a host identity.
  */
 #ifndef RNOTIFY_EVENT_EVENT_H

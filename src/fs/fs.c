@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The passthrough file system: its life (fs_new, fs_destroy), what it
+ * The file system: its life (fs_new, fs_destroy), what it
  * tells the rest of the server (node ids, host ids, names shown, cache
  * invalidation) and, at the end, the ops table: the index of the ops,
  * which live in entry_ops.c, create_ops.c, attr_ops.c, file_ops.c,

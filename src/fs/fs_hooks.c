@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The two calls out of the passthrough: the gate (is this request a
- * replay, and what is its answer?) and the change hook (the passthrough is
+ * The two calls out of the file system: the gate (is this request a
+ * replay, and what is its answer?) and the change hook (the file system is
  * about to change a name on the backing store).
  *
  * Both are installed from outside request handlers and called from them;

@@ -70,7 +70,7 @@ static inline void fs_inode_put(struct fs *fs, struct fs_inode *in)
 void fs_gate_ask(struct fs *fs, fuse_req_t req, struct fs_gate_query *q,
 		 struct fs_gate_answer *a);
 /*
- * A change the passthrough makes, for the change hook (fs_set_change_hook).
+ * A change the file system makes, for the change hook (fs_set_change_hook).
  * It keeps the fd (O_PATH) of the object, or of the directory for a name,
  * to tell the hook what the change left: the caller holds that inode from
  * fs_change_begin() to fs_change_end().

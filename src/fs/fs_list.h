@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A minimal intrusive doubly-linked list (the kernel's list_head, cut to
- * what the passthrough needs). A list owns nothing: whoever embeds the
+ * what the file system needs). A list owns nothing: whoever embeds the
  * links owns the objects and the lock that protects the list.
  */
 #ifndef RNOTIFY_FS_FS_LIST_H

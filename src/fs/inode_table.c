@@ -69,100 +69,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "inode_index.h"
 #include "inode_table.h"
 #include "util/log_out.h"
 #include "util/mono_wait.h"
 #include "names_shown.h"
 
 #define FS_TABLE_ROOT 1	/* FUSE_ROOT_ID */
-
-static uint64_t node_hash(uint64_t nodeid)
-{
-	return nodeid;
-}
-
-static uint64_t id_hash(const struct rn_id *id)
-{
-	return id->ino ^ id->dev << 40;
-}
-
-static uint64_t node_hash_of(const struct hash_link *l)
-{
-	return node_hash(fs_container_of(l, struct fs_inode, by_node)->nodeid);
-}
-
-static uint64_t id_hash_of(const struct hash_link *l)
-{
-	return id_hash(&fs_container_of(l, struct fs_inode, by_id)->id);
-}
-
-/* A real inode's id.gen is the hash of its handle (rn_handle_gen()). */
-static uint64_t handle_hash_of(const struct hash_link *l)
-{
-	return fs_container_of(l, struct fs_inode, by_handle)->id.gen;
-}
-
-static bool node_match(const struct hash_link *l, const void *key)
-{
-	return fs_container_of(l, struct fs_inode, by_node)->nodeid ==
-	       *(const uint64_t *)key;
-}
-
-static bool id_match(const struct hash_link *l, const void *key)
-{
-	const struct fs_inode *in = fs_container_of(l, struct fs_inode, by_id);
-	const struct rn_id *id = key;
-
-	return in->id.dev == id->dev && in->id.ino == id->ino;
-}
-
-struct handle_key {
-	int type;
-	unsigned int len;
-	const void *bytes;
-};
-
-static bool handle_match(const struct hash_link *l, const void *key)
-{
-	const struct fs_inode *in =
-		fs_container_of(l, struct fs_inode, by_handle);
-	const struct handle_key *k = key;
-
-	return in->fh_type == k->type && in->fh_len == k->len &&
-	       !memcmp(in->tail, k->bytes, k->len);
-}
-
-static struct fs_inode *find_node(struct fs_table *t, uint64_t nodeid)
-{
-	struct hash_link *l = hash_index_find(&t->by_node, node_hash(nodeid),
-					      node_match, &nodeid);
-
-	return l ? fs_container_of(l, struct fs_inode, by_node) : NULL;
-}
-
-static struct fs_inode *find_id(struct fs_table *t, const struct rn_id *id)
-{
-	struct hash_link *l = hash_index_find(&t->by_id, id_hash(id),
-					      id_match, id);
-
-	return l ? fs_container_of(l, struct fs_inode, by_id) : NULL;
-}
-
-static struct fs_inode *find_handle(struct fs_table *t,
-				    const struct handle_key *k)
-{
-	struct hash_link *l;
-
-	l = hash_index_find(&t->by_handle,
-			    rn_handle_gen(k->type, k->bytes, k->len),
-			    handle_match, k);
-	return l ? fs_container_of(l, struct fs_inode, by_handle) : NULL;
-}
-
-struct fs_inode *fs_table_node_locked(struct fs_table *t, uint64_t nodeid)
-{
-	return find_node(t, nodeid);
-}
 
 union fs_handle_buf {
 	struct file_handle fh;
@@ -296,28 +209,6 @@ void fs_table_set_bound(struct fs_table *t, unsigned long max)
 }
 
 /*
- * A real inode is found by its handle, unless another has it already; one
- * that is not is counted, as the handle index is then not the whole truth.
- */
-static void index_handle(struct fs_table *t, struct fs_inode *in)
-{
-	struct handle_key k = { in->fh_type, in->fh_len, in->tail };
-
-	if (!in->fh_len || find_handle(t, &k)) {
-		t->unindexed++;
-		return;
-	}
-	hash_index_add(&t->by_handle, &in->by_handle);
-	in->fh_indexed = true;
-}
-
-static void index_id(struct fs_table *t, struct fs_inode *in)
-{
-	hash_index_add(&t->by_id, &in->by_id);
-	in->id_indexed = true;
-}
-
-/*
  * A new hashed inode for fd (-1: a ghost with attributes st). A real
  * inode's id carries the gen of its handle, kept in the tail.
  */
@@ -413,15 +304,7 @@ static void inode_unhash(struct fs_table *t, struct fs_inode *in)
 	if (fs_table_live_locked(t) <= t->shed_low)
 		t->shed_at = t->max_inodes;
 	fs_names_forget_locked(t, in);
-	hash_index_del(&t->by_node, &in->by_node);
-	if (in->id_indexed)
-		hash_index_del(&t->by_id, &in->by_id);
-	if (in->fh_indexed)
-		hash_index_del(&t->by_handle, &in->by_handle);
-	else if (!in->ghost)
-		t->unindexed--;
-	in->id_indexed = false;
-	in->fh_indexed = false;
+	fs_index_del(t, in);
 	in->hashed = false;
 }
 
@@ -437,9 +320,7 @@ static unsigned long fds_for_inodes(void)
 
 static void indexes_destroy(struct fs_table *t)
 {
-	hash_index_destroy(&t->by_node);
-	hash_index_destroy(&t->by_id);
-	hash_index_destroy(&t->by_handle);
+	fs_index_destroy(t);
 	hash_index_destroy(&t->names);
 }
 
@@ -454,18 +335,15 @@ int fs_table_init(struct fs_table *t, int root_fd)
 		return -errno;
 	t->mnt_id = mount_id_of(root_fd);
 	t->root_fs_known = !fs_identity_of(root_fd, &st, &t->root_fs);
-	if (hash_index_init(&t->by_node, node_hash_of) ||
-	    hash_index_init(&t->by_id, id_hash_of) ||
-	    hash_index_init(&t->by_handle, handle_hash_of) ||
-	    fs_names_init(t))
+	if (fs_index_init(t) || fs_names_init(t))
 		goto nomem;
 	t->next_node = FS_TABLE_ROOT;
 	fd_probe(t, root_fd, &st, &probe);
 	root = inode_new(t, root_fd, &st, &probe);
 	if (!root)
 		goto nomem;
-	index_id(t, root);
-	index_handle(t, root);
+	fs_index_add_id(t, root);
+	fs_index_add_handle(t, root);
 	pthread_mutex_init(&t->lock, NULL);
 	mono_cond_init(&t->shed_cond);
 	mono_cond_init(&t->sent_cond);
@@ -508,7 +386,7 @@ struct fs_inode *fs_table_get(struct fs_table *t, uint64_t nodeid)
 	struct fs_inode *in;
 
 	pthread_mutex_lock(&t->lock);
-	in = find_node(t, nodeid);
+	in = fs_index_node(t, nodeid);
 	if (in && !in->refs++)
 		fs_list_del(&in->idle);
 	if (in)
@@ -546,8 +424,8 @@ static struct fs_inode *learn_new(struct fs_table *t, int fd,
 		hash_index_del(&t->by_id, &ghost->by_id);
 		ghost->id_indexed = false;
 	}
-	index_handle(t, in);
-	index_id(t, in);
+	fs_index_add_handle(t, in);
+	fs_index_add_id(t, in);
 	if (!in->refs)
 		idle_add(t, in);
 	return in;
@@ -562,7 +440,7 @@ struct fs_inode *fs_table_learn(struct fs_table *t, int fd,
 
 	fd_probe(t, fd, st, &probe);
 	pthread_mutex_lock(&t->lock);
-	in = find_id(t, &id);
+	in = fs_index_id(t, &id);
 	/*
 	 * A known object whose fd was closed takes the new fd; one that
 	 * is gone (another object has its number now) turns into a ghost.
@@ -604,8 +482,8 @@ struct fs_inode *fs_table_ghost(struct fs_table *t, const struct stat *st)
 		gst.st_dev = 0;
 	pthread_mutex_lock(&t->lock);
 	in = inode_new(t, -1, &gst, NULL);
-	if (in && st->st_ino && !find_id(t, &id))
-		index_id(t, in);
+	if (in && st->st_ino && !fs_index_id(t, &id))
+		fs_index_add_id(t, in);
 	pthread_mutex_unlock(&t->lock);
 	return in;
 }
@@ -640,7 +518,7 @@ void fs_table_forget(struct fs_table *t, uint64_t nodeid, uint64_t n)
 	bool dead = false;
 
 	pthread_mutex_lock(&t->lock);
-	in = find_node(t, nodeid);
+	in = fs_index_node(t, nodeid);
 	if (in && nodeid != FS_TABLE_ROOT) {
 		in->nlookup -= n < in->nlookup ? n : in->nlookup;
 		if (!in->nlookup) {
@@ -662,87 +540,4 @@ int fs_table_stat(struct fs_inode *in, struct stat *st)
 		return -ESTALE;
 	memcpy(st, in->tail, sizeof(*st));
 	return 0;
-}
-
-bool fs_table_node_of(struct fs_table *t, const struct rn_id *id,
-		      uint64_t *nodeid, uint32_t *generation)
-{
-	struct fs_inode *in;
-
-	pthread_mutex_lock(&t->lock);
-	in = find_id(t, id);
-	if (in && !rn_gen_match(in->id.gen, id->gen))
-		in = NULL;	/* its inode number, another object */
-	if (in) {
-		*nodeid = in->nodeid;
-		*generation = in->generation;
-	}
-	pthread_mutex_unlock(&t->lock);
-	return in != NULL;
-}
-
-bool fs_table_node_live(struct fs_table *t, uint64_t nodeid,
-			uint32_t *generation)
-{
-	struct fs_inode *in;
-
-	pthread_mutex_lock(&t->lock);
-	in = find_node(t, nodeid);
-	if (in)
-		*generation = in->generation;
-	pthread_mutex_unlock(&t->lock);
-	return in != NULL;
-}
-
-bool fs_table_id_of(struct fs_table *t, uint64_t nodeid, struct rn_id *id)
-{
-	struct fs_inode *in;
-
-	pthread_mutex_lock(&t->lock);
-	in = find_node(t, nodeid);
-	if (in)
-		*id = in->id;
-	pthread_mutex_unlock(&t->lock);
-	return in && rn_id_known(id);
-}
-
-bool fs_table_resolve_handle(struct fs_table *t, const void *handle,
-			     size_t len, int type, struct rn_id *id)
-{
-	struct handle_key k = { type, len, handle };
-	struct fs_inode *in;
-
-	if (len > MAX_HANDLE_SZ)
-		return false;
-	pthread_mutex_lock(&t->lock);
-	in = find_handle(t, &k);
-	if (in && !in->root_mount)
-		in = NULL;	/* another mount's handles may look alike */
-	if (in)
-		*id = in->id;
-	pthread_mutex_unlock(&t->lock);
-	return in != NULL;
-}
-
-int fs_table_held_handle(struct fs_table *t, const void *handle, size_t len,
-			 int type, struct rn_id *id)
-{
-	struct handle_key k = { type, len, handle };
-	struct fs_inode *in;
-	int held;
-
-	if (len > MAX_HANDLE_SZ)
-		return -1;
-	pthread_mutex_lock(&t->lock);
-	in = find_handle(t, &k);
-	if (!in) {
-		held = t->unindexed ? -1 : 0;
-	} else if (!in->root_mount) {
-		held = -1;	/* another mount's handles may look alike */
-	} else {
-		*id = in->id;
-		held = 1;
-	}
-	pthread_mutex_unlock(&t->lock);
-	return held;
 }

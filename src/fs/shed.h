@@ -77,9 +77,9 @@ void fs_shed_sent(struct fs_table *t);
 #define FS_SHED_THROTTLE_OVER 4		/* a quarter of the bound */
 /*
  * Under serve_loop.c's 5 ms tick: a longer wait counts there as a stalled
- * request and starts another worker. At 10 ms the loaded memcg test saw
- * up to ten workers, and the memory they took outweighed what the wait
- * saved (up to 3 MiB against 0.8-1.0 MiB at 4 ms).
+ * request and starts another worker. Twice as long a wait made the
+ * loaded memcg test start up to ten workers, and the memory they took
+ * outweighed what the wait saved.
  */
 #define FS_SHED_THROTTLE_MS 4
 

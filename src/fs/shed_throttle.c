@@ -8,10 +8,10 @@
  * the kernel, which every lookup in that directory holds (shared) until
  * it is answered, so against a client looking up a big directory the
  * shedder sends at best one name per lookup, and every moment it is off
- * the CPU is lost for good: with two busy loops on this 2-CPU machine
- * the table of tests/stress/memcg.py went to 3,000 to 13,000 inodes
- * against its bound of 1,536 (the server's memory up to 8.5 MiB of the
- * cgroup's 12), where without them it stays near the bound.
+ * the CPU is lost for good: with busy loops on every CPU the table of
+ * tests/stress/memcg.py grew to several times its bound, and the
+ * server's memory to most of the cgroup's, where without them it stays
+ * near the bound.
  *
  * So once the table is a quarter past its bound and the shedder has names
  * to send, a handler whose reply handed the kernel an inode it did not

@@ -54,7 +54,7 @@ static int proto_overflow_check(const struct proto_event *ev)
  * The frame form: a name with an object event or a new entry's event may
  * carry the child's entry; the frame's length says whether it does.
  */
-static bool proto_may_have_entry(uint32_t mask, uint32_t namelen)
+bool proto_may_have_entry(uint32_t mask, uint32_t namelen)
 {
 	return namelen && (mask & (FUSE_FSNOTIFY_OBJECT_EVENTS |
 				   FUSE_FSNOTIFY_NEW_ENTRY_EVENTS));
@@ -195,19 +195,6 @@ char *proto_put_head(void *buf, size_t len, const struct proto_event *ev)
 	return ev->namelen ? mempcpy(p, ev->name, ev->namelen) : p;
 }
 
-void proto_head_of(const struct fuse_notify_fsnotify_out *out,
-		   const char *name, struct proto_event *ev)
-{
-	memset(ev, 0, sizeof(*ev));
-	ev->nodeid = out->nodeid;
-	ev->generation = out->generation;
-	ev->mask = out->mask;
-	ev->cookie = out->cookie;
-	ev->namelen = out->namelen;
-	ev->flags = out->flags;
-	ev->name = out->namelen ? name : NULL;
-}
-
 int proto_encode_event(void *buf, size_t size, const struct proto_event *ev)
 {
 	size_t len;
@@ -228,51 +215,6 @@ int proto_encode_event(void *buf, size_t size, const struct proto_event *ev)
 	if (ev->has_entry)
 		memcpy(p, &ev->entry, sizeof(ev->entry));
 	return len;
-}
-
-int proto_decode_event(const void *buf, size_t len, struct proto_event *ev)
-{
-	struct fuse_out_header oh;
-	struct fuse_notify_fsnotify_out out;
-	struct proto_event tmp;
-	size_t fixed = sizeof(oh) + sizeof(out), extra;
-
-	if (len < fixed || len > PROTO_EVENT_FRAME_MAX)
-		return -EINVAL;
-	memcpy(&oh, buf, sizeof(oh));
-	memcpy(&out, (const char *)buf + sizeof(oh), sizeof(out));
-	if (oh.len != len || oh.unique != 0 ||
-	    oh.error != FUSE_NOTIFY_FSNOTIFY)
-		return -EINVAL;
-	if (out.mask & FUSE_FSNOTIFY_RENAME)
-		return proto_rename_decode(buf, len, &out, ev);
-	/* The name (and the entry, if any) end exactly where the frame does. */
-	if (out.namelen > FUSE_FSNOTIFY_NAME_MAX ||
-	    out.namelen > len - fixed)
-		return -EINVAL;
-	proto_head_of(&out, (const char *)buf + fixed, &tmp);
-	extra = len - fixed - out.namelen;
-	tmp.has_entry = extra == sizeof(tmp.entry) &&
-			proto_may_have_entry(out.mask, out.namelen);
-	if (extra && !tmp.has_entry)
-		return -EINVAL;
-	if (tmp.has_entry)
-		memcpy(&tmp.entry, (const char *)buf + fixed + out.namelen,
-		       sizeof(tmp.entry));
-	if (proto_event_check(&tmp))
-		return -EINVAL;
-	*ev = tmp;
-	return 0;
-}
-
-int proto_is_watch(const void *buf, size_t len)
-{
-	struct fuse_in_header ih;
-
-	if (len < sizeof(ih))
-		return 0;
-	memcpy(&ih, buf, sizeof(ih));
-	return ih.opcode == FUSE_FSNOTIFY;
 }
 
 int proto_decode_init(const void *buf, size_t len, uint64_t *unique,
@@ -356,27 +298,6 @@ int proto_decode_watch(const void *buf, size_t len, struct proto_watch *w)
 	w->generation = in.generation;
 	w->flags = scope;
 	return 0;
-}
-
-int proto_encode_watch(void *buf, size_t size, const struct proto_watch *w)
-{
-	struct fuse_in_header ih;
-	struct fuse_fsnotify_in in;
-
-	if (size < PROTO_WATCH_FRAME_SIZE)
-		return -ENOSPC;
-	memset(&ih, 0, sizeof(ih));
-	memset(&in, 0, sizeof(in));
-	ih.len = PROTO_WATCH_FRAME_SIZE;
-	ih.opcode = FUSE_FSNOTIFY;
-	ih.unique = w->unique;
-	ih.nodeid = w->nodeid;
-	in.mask = w->mask;
-	in.generation = w->generation;
-	in.flags = w->flags;
-	memcpy(buf, &ih, sizeof(ih));
-	memcpy((char *)buf + sizeof(ih), &in, sizeof(in));
-	return PROTO_WATCH_FRAME_SIZE;
 }
 
 int proto_encode_reply(void *buf, size_t size, uint64_t unique, int error)

@@ -94,15 +94,6 @@ void proto_entry_fill(struct fuse_entry_out *e, uint64_t nodeid,
 int proto_encode_event(void *buf, size_t size, const struct proto_event *ev);
 
 /*
- * Parse a complete notification frame.  ev->name points into buf.
- * Returns 0, or -EINVAL for any frame the kernel would reject.
- */
-int proto_decode_event(const void *buf, size_t len, struct proto_event *ev);
-
-/* True if buf (len bytes, as read from /dev/fuse) is a FUSE_FSNOTIFY. */
-int proto_is_watch(const void *buf, size_t len);
-
-/*
  * Parse a FUSE_FSNOTIFY request as read from /dev/fuse.  Returns 0,
  * -EPROTO if it is another opcode, -EINVAL if it is malformed (wrong
  * length, not exactly one scope flag, nonzero padding, a filesystem scope
@@ -135,9 +126,6 @@ int proto_decode_init(const void *buf, size_t len, uint64_t *unique,
  */
 uint64_t proto_init_reply_add(struct iovec *iov, int count,
 			      uint64_t init_unique, uint64_t add);
-
-/* Encode a FUSE_FSNOTIFY request (for tests and fuzzing); frame length. */
-int proto_encode_watch(void *buf, size_t size, const struct proto_watch *w);
 
 /* Write the answer to request unique (error 0 or -errno); its length. */
 int proto_encode_reply(void *buf, size_t size, uint64_t unique, int error);

@@ -18,16 +18,13 @@ int proto_entry_check(const struct proto_event *ev);
  * into buf; returns where what follows the name goes.
  */
 char *proto_put_head(void *buf, size_t len, const struct proto_event *ev);
-/* ev from a notification's fixed part and its name; the rest zeroed. */
-void proto_head_of(const struct fuse_notify_fsnotify_out *out,
-		   const char *name, struct proto_event *ev);
+/* May a notification with this mask and name length carry an entry? */
+bool proto_may_have_entry(uint32_t mask, uint32_t namelen);
 
-/* FUSE_FSNOTIFY_RENAME: as proto_event_check(), _encode_ and _decode_. */
+/* FUSE_FSNOTIFY_RENAME: as proto_event_check() and _encode_. */
 int proto_rename_check(const struct proto_event *ev);
 int proto_rename_encode(void *buf, size_t size, const struct proto_event *ev);
-/* out is the frame's fixed part, already read; len is checked there. */
-int proto_rename_decode(const void *buf, size_t len,
-			const struct fuse_notify_fsnotify_out *out,
-			struct proto_event *ev);
+/* The length of a rename frame with these name lengths. */
+size_t proto_rename_len(uint32_t namelen, uint32_t newnamelen);
 
 #endif

@@ -37,7 +37,7 @@ int proto_rename_check(const struct proto_event *ev)
 	return proto_name_check(ev->newname, ev->newnamelen);
 }
 
-static size_t rename_len(uint32_t namelen, uint32_t newnamelen)
+size_t proto_rename_len(uint32_t namelen, uint32_t newnamelen)
 {
 	return sizeof(struct fuse_out_header) +
 	       sizeof(struct fuse_notify_fsnotify_out) + namelen +
@@ -47,7 +47,7 @@ static size_t rename_len(uint32_t namelen, uint32_t newnamelen)
 
 int proto_rename_encode(void *buf, size_t size, const struct proto_event *ev)
 {
-	size_t len = rename_len(ev->namelen, ev->newnamelen);
+	size_t len = proto_rename_len(ev->namelen, ev->newnamelen);
 	struct fuse_fsnotify_rename_out rn = {
 		.newdir = ev->newdir, .newdir_generation = ev->newdir_generation,
 		.namelen = ev->newnamelen,
@@ -64,34 +64,4 @@ int proto_rename_encode(void *buf, size_t size, const struct proto_event *ev)
 	p = mempcpy(p, ev->newname, ev->newnamelen);
 	memcpy(p, &ev->entry, sizeof(ev->entry));
 	return len;
-}
-
-int proto_rename_decode(const void *buf, size_t len,
-			const struct fuse_notify_fsnotify_out *out,
-			struct proto_event *ev)
-{
-	const char *p = (const char *)buf + sizeof(struct fuse_out_header) +
-			sizeof(*out);
-	struct fuse_fsnotify_rename_out rn;
-	struct proto_event tmp;
-
-	if (out->flags || out->namelen > FUSE_FSNOTIFY_NAME_MAX ||
-	    len < rename_len(out->namelen, 0))
-		return -EINVAL;
-	memcpy(&rn, p + out->namelen, sizeof(rn));
-	if (rn.padding || rn.namelen > FUSE_FSNOTIFY_NAME_MAX ||
-	    len != rename_len(out->namelen, rn.namelen))
-		return -EINVAL;
-
-	proto_head_of(out, p, &tmp);
-	tmp.newdir = rn.newdir;
-	tmp.newdir_generation = rn.newdir_generation;
-	tmp.newnamelen = rn.namelen;
-	tmp.newname = p + out->namelen + sizeof(rn);
-	tmp.has_entry = true;
-	memcpy(&tmp.entry, tmp.newname + rn.namelen, sizeof(tmp.entry));
-	if (proto_rename_check(&tmp))
-		return -EINVAL;
-	*ev = tmp;
-	return 0;
 }

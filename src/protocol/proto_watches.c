@@ -179,13 +179,3 @@ uint64_t proto_watches_fs_mask(struct proto_watches *t)
 	pthread_mutex_unlock(&t->lock);
 	return mask;
 }
-
-size_t proto_watches_count(struct proto_watches *t)
-{
-	size_t n;
-
-	pthread_mutex_lock(&t->lock);
-	n = t->used;
-	pthread_mutex_unlock(&t->lock);
-	return n;
-}

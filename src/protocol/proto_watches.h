@@ -41,7 +41,5 @@ uint64_t proto_watches_fs_mask(struct proto_watches *t);
  */
 uint64_t proto_watches_epoch(struct proto_watches *t);
 
-/* Nodes with a nonzero mask. */
-size_t proto_watches_count(struct proto_watches *t);
 
 #endif

@@ -4,21 +4,19 @@
  * before sleeping when requests have been coming close together.
  *
  * A client waits for each reply before it sends its next request, which
- * then comes 10 to 30 us after the reply. A worker that sleeps in read()
- * meanwhile lets its CPU go idle, and the request must wake it: on the
- * 2-CPU virtual machines here that costs more than the request (5,000
- * small files: 3.2 s through our mount and 3.0 s through bindfs, spread
- * over both CPUs; 0.7 to 1.4 s for either with everything on one CPU).
- * Polling for up to REQUEST_POLL_NS finds the request without a
- * wake-up: the bench's 50,000 went from 26.1 to 14.4 s, bindfs 24.5 s
- * (bench/PROFILE.md, fifteenth round). The poll yields the CPU between
- * looks, to whatever else is ready to run there.
+ * then comes a few tens of microseconds after the reply. A worker that
+ * sleeps in read() meanwhile lets its CPU go idle, and the request must
+ * wake it: on small virtual machines that wake-up costs more than the
+ * request itself. Polling for up to REQUEST_POLL_NS finds the request
+ * without a wake-up (bench/PROFILE.md, fifteenth round, has the
+ * measurements). The poll yields the CPU between looks, to whatever else
+ * is ready to run there.
  *
  * It polls only while this thread's last request came within that time
  * of its read's start, so an idle or quiet mount costs no CPU; and never
  * after a request made by one of the server's own threads (the
- * replayer's): polling then made a replayed write's event reach its
- * watcher 280 us after the change instead of 70.
+ * replayer's): polling then delayed a replayed write's event several
+ * times over.
  */
 #ifndef RNOTIFY_SESSION_REQUEST_READ_H
 #define RNOTIFY_SESSION_REQUEST_READ_H

@@ -7,10 +7,9 @@
  * on, several times per event. The scheduler wakes each of them on an
  * idle CPU if there is one, so on a quiet machine every round trip pays
  * two cross-CPU wake-ups (in a VM, an interrupt and an exit from idle
- * each), and the CPUs sit idle half the time. Measured with
- * bench/build/tput draining a backlog of about 160,000 events on 2 CPUs:
- * 7,200-7,600 events/s with the threads free, 16,200-16,700 events/s with
- * the whole server under taskset on one CPU.
+ * each), and the CPUs sit idle half the time: a backlog drained with
+ * the whole server on one CPU went about twice as fast as with the
+ * threads free (bench/PROFILE.md has the measurements).
  *
  * So while the replayer has a backlog it holds itself and the request
  * workers on the CPU it runs on, and sends them home when the backlog is

@@ -36,7 +36,8 @@ static bool log_wanted(enum fuse_log_level level, const char *fmt,
 	if (level >= FUSE_LOG_DEBUG)
 		return false;
 	if (strncmp(fmt, "fuse: ", 6) &&
-	    strncmp(fmt, LOG_PER_REQUEST, strlen(LOG_PER_REQUEST)))
+	    strncmp(fmt, LOG_PER_REQUEST, strlen(LOG_PER_REQUEST)) &&
+	    strncmp(fmt, LOG_PER_EVENT, strlen(LOG_PER_EVENT)))
 		return true;
 	return log_limit_pass(&fuse_lines, fmt, now_seconds(), held);
 }

@@ -4,8 +4,9 @@
  * is fuse_log's output. On stderr until the server daemonizes (its stderr
  * is /dev/null then), on syslog after. Debug lines are logged only with
  * -d. libfuse's own lines ("fuse: ...") come once per request it cannot
- * allocate, and the server's lines that begin LOG_PER_REQUEST once per
- * request it cannot serve: they are rate-limited and counted
+ * allocate, the server's lines that begin LOG_PER_REQUEST once per
+ * request it cannot serve, and those that begin LOG_PER_EVENT once per
+ * remote change it could not deliver: they are rate-limited and counted
  * (log_limit.h), except with -d.
  */
 #ifndef RNOTIFY_UTIL_LOG_OUT_H
@@ -15,6 +16,8 @@
 
 /* Begins a line the server may log once per request: rate-limited. */
 #define LOG_PER_REQUEST "rnotifyfs: request: "
+/* Begins a line the server may log once per remote change: rate-limited. */
+#define LOG_PER_EVENT "rnotifyfs: lost: "
 
 /* Logs to stderr from now on; debug: -d was given. */
 void log_out_stderr(bool debug);

@@ -28,8 +28,8 @@
 
 /*
  * FAN_UNLIMITED_QUEUE (CAP_SYS_ADMIN, as the filesystem mark): the default
- * 16,384 events overflowed whenever writers kept the pump off the CPU for
- * a moment (99k of 503k events lost in 10 s of two create/unlink writers).
+ * queue of 16,384 events overflowed whenever writers kept the pump off
+ * the CPU for a moment, and a fifth of a busy burst was lost.
  * The pump moves events on at once into the event queue, which is the
  * bound that matters. FAN_UNLIMITED_MARKS (CAP_SYS_ADMIN too): our one
  * mark is then not counted against fs.fanotify.max_user_marks, so other

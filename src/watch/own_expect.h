@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The server's own changes, for the inotify backend (inotify does not say
- * who changed a file). The passthrough brackets each change it makes to
+ * who changed a file). The file system brackets each change it makes to
  * the backing store with begin and end, naming its target: (dir, name) for
  * a change to a name, or (object, "") for a change to an object's content
  * or attributes. Host events on a target are the server's own while a

@@ -72,7 +72,7 @@ int watch_fd(const struct watch *w);
 int watch_read(struct watch *w, watch_emit_fn emit, void *arg);
 
 /*
- * inotify fallback only: the passthrough brackets each change it makes to
+ * inotify fallback only: the file system brackets each change it makes to
  * the backing store (ended false before the syscall, true after), naming
  * (dir, name) or (object, ""), and the kinds of event it can cause
  * (RN_EV_BIT()s); host events it causes are not reported (own_expect.h).

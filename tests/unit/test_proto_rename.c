@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "protocol/proto_codec.h"
+#include "../peer/proto_peer.h"
 #include "../lib/check.h"
 
 CHECK_MAIN_DEFS;

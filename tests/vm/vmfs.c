@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "protocol/proto_codec.h"
+#include "../peer/proto_peer.h"
 #include "vmfs.h"
 
 #define VMFS_NODES	512

@@ -7,7 +7,7 @@
  * FUSE inode as the file handle FILEID_INO64_GEN = [nodeid >> 32,
  * nodeid & 0xffffffff, generation] (fs/fuse/inode.c, fuse_encode_fh), so
  * open_by_handle_at() on the mount gives the very object the client
- * knows. It needs export support in the passthrough and
+ * knows. It needs export support in the file system and
  * CAP_DAC_READ_SEARCH.
  */
 #ifndef RNOTIFY_DELIVER_COMMON_FUSE_HANDLE_H

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/log_out.h"
 #include "util/mountinfo.h"
 #include "deliver/common/overflow_log.h"
 #include "replay_internal.h"
@@ -153,8 +154,10 @@ static void replay_count(struct replay *r, const struct rn_event *ev,
 	} else if (ret == 0) {
 		r->stats.skipped++;
 	} else {
+		/* Watchers on the mount miss this change. */
 		r->stats.failed++;
-		fuse_log(FUSE_LOG_DEBUG, "rnotifyfs: replay of %s %s: %s\n",
+		fuse_log(FUSE_LOG_WARNING,
+			 LOG_PER_EVENT "replay of %s %s: %s\n",
 			 rn_event_kind_name(ev->kind), ev->name,
 			 strerror(-ret));
 	}

@@ -6,7 +6,7 @@
  * that pass through its own VFS. So for each remote change, a thread of
  * this process (one of the event pump's) performs the matching operation
  * through the
- * mount, and the passthrough answers the replayer's requests through the
+ * mount, and the file system answers the replayer's requests through the
  * gate without touching the backing store (the change already happened
  * there). The kernel then runs its normal fsnotify hooks: every watcher on
  * the mount gets the native event types, names and rename cookies, and the

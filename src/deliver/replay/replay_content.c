@@ -7,7 +7,7 @@
  * the event must see the new state), and after any open the replay needs
  * (which would otherwise fetch the attributes just dropped); the kernel
  * then generates the event itself:
- *   MODIFY       a 1-byte write that the passthrough swallows, on a file
+ *   MODIFY       a 1-byte write that the file system swallows, on a file
  *                opened with direct_io (a same-size truncate when the file
  *                is empty), through a file kept open until CLOSE_WRITE, so
  *                that watchers see OPEN, MODIFY, CLOSE_WRITE in that order;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The gate: how the passthrough learns that a request is the replay in
+ * The gate: how the file system learns that a request is the replay in
  * flight, and what to answer.
  *
  * Only the replay in flight is recognised (r->expect, set by the replayer

@@ -27,7 +27,7 @@
 #include "deliver/common/mount_cwd.h"
 #include "replay.h"
 
-/* What the replay in flight will ask of the passthrough. */
+/* What the replay in flight will ask of the file system. */
 struct replay_expect {
 	bool active;
 	enum fs_gate_op op;	/* the changing op; LOOKUP/OPEN: none */
@@ -127,11 +127,11 @@ bool replay_object_stat(struct replay *r, uint64_t parent,
 			const struct rn_event *ev, const char *name,
 			struct stat *st);
 
-/* replay_ops.c: one function per event kind; 1 replayed, 0 skipped,
- * negative errno on failure. */
 /*
- * opens: the next event is the first MODIFY or CLOSE_WRITE of the file
- * ev creates (replay.c knows the queue).
+ * One function per event kind (replay_names.c, replay_content.c): 1
+ * replayed, 0 skipped, a negative errno on failure. opens: the next
+ * event is the first MODIFY or CLOSE_WRITE of the file ev creates
+ * (replay.c knows the queue).
  */
 int replay_create(struct replay *r, const struct rn_event *ev, bool opens);
 int replay_delete(struct replay *r, const struct rn_event *ev);
