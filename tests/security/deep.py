@@ -162,7 +162,8 @@ def events_in_tree(chk, label, m, top, depth):
             return
         # The server has read the tree's own events: a file made in a
         # new directory while it still catches up with more than the
-        # scan's memory of names may be reported twice (README).
+        # scan's memory of names may be reported twice (rnotifyfs(8),
+        # LIMITS).
         chk.ok(f"{label}/caught_up", m.sync(WAIT), "no sync within bound")
         bfd = walk(m.back, top, depth)
         deep_wd = watch_fd(ino, mfd)

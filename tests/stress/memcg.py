@@ -36,7 +36,7 @@ ext4 inode and dentry (~1.3 KiB a file) to the server's cgroup too, and
 ext4 allocates the inode with GFP_NOFS, under which the cgroup cannot
 reclaim dentries or inodes: once the cgroup is full of them the OOM
 killer may take the server, bound or not, as it takes a plain C lstat()
-loop in the same cgroup (see the README). Whether it does is a matter of
+loop in the same cgroup (see rnotifyfs(8), LIMITS). Whether it does is a matter of
 chance, not of the server, so this test keeps the caches warm. An
 `echo 2 > /proc/sys/vm/drop_caches` by someone else during the load
 makes them cold, and at LIMIT the server is then likely killed.
