@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * libFuzzer target: the FORGET and BATCH_FORGET decoder
- * (src/session/forget_decode.c), which reads every request from /dev/fuse before
- * libfuse does. An accepted frame must be exactly as long as its count
- * says, and every pair handed out must be the bytes at its place in the
- * frame, in order; a refused frame must hand out none.
+ * (src/session/forget_decode.c), which reads every request from
+ * /dev/fuse before libfuse does. An accepted frame must be exactly as
+ * long as its count says, and every pair handed out must be the bytes at
+ * its place in the frame, in order; a refused frame must hand out none.
  */
 #include <errno.h>
 #include <stdint.h>

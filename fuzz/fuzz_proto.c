@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * libFuzzer target: the remote-fsnotify frame decoders
- * (src/protocol/proto_codec*.c, tests/peer/proto_peer.c).  Every frame a decoder accepts must obey
+ * libFuzzer target: the remote-fsnotify frame decoders (the kernel's
+ * side in tests/peer/proto_peer.c, the server's in
+ * src/protocol/proto_codec.c). Every frame a decoder accepts must obey
  * the kernel's rules and re-encode to exactly the same bytes: a decoder
- * that accepts more than the encoder can produce is a bug.  The first
+ * that accepts more than the encoder can produce is a bug. The first
  * byte picks the decoder; the rest is the frame.
  */
 #include <errno.h>
