@@ -112,6 +112,7 @@ static int replay_backend(struct delivery *d, struct cpu_pin *pin,
 		.mountpoint = d->cfg.mountpoint,
 		.pin = pin,
 		.private_mounts = private_mounts,
+		.session = d->sio,
 	};
 
 	d->queue = event_queue_new(d->cfg.queue_size);
@@ -144,6 +145,7 @@ static int protocol_backend(struct delivery *d, int fuse_fd,
 		.fuse_fd = fuse_fd,
 		.mountpoint = d->cfg.mountpoint,
 		.private_mounts = private_mounts,
+		.session = d->sio,
 	};
 
 	/*

@@ -14,10 +14,7 @@
 /* Did this thread's last request come within REQUEST_POLL_NS? */
 static __thread bool requests_close = true;
 
-/* Our threads that make requests to our mount; 0: a free slot. */
-static atomic_int self_tids[REQUEST_SELF_MAX];
-
-void request_read_from_self(void)
+void request_self_add(struct request_self *self)
 {
 	pid_t tid = gettid();
 	int i;
@@ -25,13 +22,14 @@ void request_read_from_self(void)
 	for (i = 0; i < REQUEST_SELF_MAX; i++) {
 		int free_slot = 0;
 
-		if (atomic_compare_exchange_strong(&self_tids[i], &free_slot,
+		if (atomic_compare_exchange_strong(&self->tids[i], &free_slot,
 						   tid) || free_slot == tid)
 			return;
 	}
 }
 
-static bool from_self(const void *buf, ssize_t n)
+static bool from_self(struct request_self *self, const void *buf,
+		      ssize_t n)
 {
 	struct fuse_in_header ih;
 	int i;
@@ -40,7 +38,7 @@ static bool from_self(const void *buf, ssize_t n)
 		return false;
 	memcpy(&ih, buf, sizeof(ih));
 	for (i = 0; i < REQUEST_SELF_MAX; i++)
-		if (atomic_load(&self_tids[i]) == (pid_t)ih.pid)
+		if (atomic_load(&self->tids[i]) == (pid_t)ih.pid)
 			return true;
 	return false;
 }
@@ -61,7 +59,8 @@ static void poll_briefly(int fd, const struct timespec *t0)
 	} while (mono_ns_since(t0) < REQUEST_POLL_NS);
 }
 
-ssize_t request_read(int fd, void *buf, size_t len)
+ssize_t request_read(struct request_self *self, int fd, void *buf,
+		     size_t len)
 {
 	struct timespec t0;
 	ssize_t n;
@@ -71,6 +70,6 @@ ssize_t request_read(int fd, void *buf, size_t len)
 		poll_briefly(fd, &t0);
 	n = read(fd, buf, len);
 	requests_close = mono_ns_since(&t0) < REQUEST_POLL_NS &&
-			 !from_self(buf, n);
+			 !from_self(self, buf, n);
 	return n;
 }

@@ -21,18 +21,25 @@
 #ifndef RNOTIFY_SESSION_REQUEST_READ_H
 #define RNOTIFY_SESSION_REQUEST_READ_H
 
+#include <stdatomic.h>
 #include <sys/types.h>
 
 #define REQUEST_POLL_NS 50000L
+#define REQUEST_SELF_MAX 4
+
+/* The server's threads that make requests to its own mount; 0: free. */
+struct request_self {
+	atomic_int tids[REQUEST_SELF_MAX];
+};
 
 /* read(fd, buf, len) of /dev/fuse, as above; per thread. */
-ssize_t request_read(int fd, void *buf, size_t len);
+ssize_t request_read(struct request_self *self, int fd, void *buf,
+		     size_t len);
 
 /*
  * The calling thread makes requests to our own mount. Up to
  * REQUEST_SELF_MAX threads are remembered; later ones are not.
  */
-#define REQUEST_SELF_MAX 4
-void request_read_from_self(void);
+void request_self_add(struct request_self *self);
 
 #endif

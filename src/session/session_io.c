@@ -23,6 +23,7 @@ struct session_io {
 	atomic_bool init_answered;
 	uint64_t init_unique;	/* 0 until INIT was read */
 	struct proto_watches *watches;
+	struct request_self self;	/* request_read.h */
 };
 
 /* INIT is the first request, read before any other thread reads. */
@@ -83,7 +84,7 @@ static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
 	ssize_t n;
 
 	for (;;) {
-		n = request_read(fd, buf, len);
+		n = request_read(&pio->self, fd, buf, len);
 		if (n < (ssize_t)sizeof(ih))
 			return n;
 		memcpy(&ih, buf, sizeof(ih));
@@ -202,6 +203,12 @@ bool session_io_active(const struct session_io *pio)
 struct proto_watches *session_io_watches(struct session_io *pio)
 {
 	return pio->watches;
+}
+
+void session_io_from_self(struct session_io *pio)
+{
+	if (pio)
+		request_self_add(&pio->self);
 }
 
 void session_io_free(struct session_io *pio)

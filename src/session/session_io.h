@@ -51,6 +51,13 @@ bool session_io_active(const struct session_io *sio);
 /* The kernel's watches (valid until session_io_free). */
 struct proto_watches *session_io_watches(struct session_io *sio);
 
+/*
+ * The calling thread will make requests to the mount (the replayer, the
+ * protocol sender's lookups): its requests are not polled for
+ * (request_read.h). sio may be NULL.
+ */
+void session_io_from_self(struct session_io *sio);
+
 /* Frees the hooks' state; the session must be destroyed already. */
 void session_io_free(struct session_io *sio);
 

@@ -3,7 +3,8 @@
  * fuse_log's output (log_out.h). The output function is set before the
  * server starts its threads and switched once, by the only thread, when
  * it daemonizes; log_debug is set before either. The rate limit has its
- * own lock: any thread may log.
+ * own lock: any thread may log. The state is this file's, the process's:
+ * fuse_set_log_func() gives its output function no argument.
  */
 #include <fuse_log.h>
 #include <stdarg.h>

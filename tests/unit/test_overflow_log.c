@@ -55,15 +55,17 @@ static void test_burst(void)
 	      strstr(last, "10 more events dropped"));
 }
 
-/* The process's instance logs the first overflow too. */
+/* On the monotonic clock: the first overflow is logged too. */
 static void test_process(void)
 {
+	struct overflow_log l = { 0 };
+
 	lines = 0;
-	overflow_log_warn(3);
-	overflow_log_warn(4);
+	overflow_log_warn(&l, 3);
+	overflow_log_warn(&l, 4);
 	CHECK("overflow_process_log_first_only", lines == 1 &&
 	      strstr(last, "3 events dropped"));
-	overflow_log_flush(5, true);
+	overflow_log_flush(&l, 5, true);
 	CHECK("overflow_process_flush_forced", lines == 2 &&
 	      strstr(last, "1 overflows") &&
 	      strstr(last, "2 more events dropped"));

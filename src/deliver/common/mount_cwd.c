@@ -9,7 +9,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "session/request_read.h"
+#include "session/session_io.h"
 #include "mount_cwd.h"
 
 /*
@@ -31,9 +31,9 @@ static bool own_copy(void)
 	return true;
 }
 
-int mount_cwd_own(bool private_mounts)
+int mount_cwd_own(bool private_mounts, struct session_io *sio)
 {
-	request_read_from_self();
+	session_io_from_self(sio);
 	if (private_mounts && own_copy())
 		return 0;
 	return unshare(CLONE_FS) ? -errno : 0;

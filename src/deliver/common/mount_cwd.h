@@ -38,9 +38,11 @@ struct mount_cwd {
 /*
  * The calling thread gets a working directory of its own, and with
  * private_mounts a private copy of the mounts (see above; only once
- * mount_gone is watching): 0 or -errno.
+ * mount_gone is watching), and is known to the session sio as a thread
+ * that makes requests: 0 or -errno.
  */
-int mount_cwd_own(bool private_mounts);
+struct session_io;
+int mount_cwd_own(bool private_mounts, struct session_io *sio);
 
 /*
  * Makes the mount root the working directory (a no-op if it is): 0, or a

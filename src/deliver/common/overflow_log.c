@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/*
- * Overflow warnings (see overflow_log.h). The process's instance is
- * guarded by one mutex: overflows are rare events, never a fast path.
- */
-#include <pthread.h>
+/* Overflow warnings (see overflow_log.h). */
 #include <time.h>
 
 #define FUSE_USE_VERSION 34
@@ -60,9 +56,6 @@ bool overflow_log_note(struct overflow_log *l, double now,
 	return overflow_log_pending(l, now, dropped_total, false);
 }
 
-static struct overflow_log process_log;
-static pthread_mutex_t process_lock = PTHREAD_MUTEX_INITIALIZER;
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -71,16 +64,13 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-void overflow_log_warn(size_t dropped_total)
+void overflow_log_warn(struct overflow_log *l, size_t dropped_total)
 {
-	pthread_mutex_lock(&process_lock);
-	overflow_log_note(&process_log, now_s(), dropped_total);
-	pthread_mutex_unlock(&process_lock);
+	overflow_log_note(l, now_s(), dropped_total);
 }
 
-void overflow_log_flush(size_t dropped_total, bool force)
+void overflow_log_flush(struct overflow_log *l, size_t dropped_total,
+			bool force)
 {
-	pthread_mutex_lock(&process_lock);
-	overflow_log_pending(&process_log, now_s(), dropped_total, force);
-	pthread_mutex_unlock(&process_lock);
+	overflow_log_pending(l, now_s(), dropped_total, force);
 }

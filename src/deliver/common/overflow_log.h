@@ -11,10 +11,10 @@
  * overflows and how many events dropped by the server's queue there were
  * since the line before.
  *
- * struct overflow_log is the pure part (the caller gives the time); the
- * process has one instance behind overflow_log_warn() and
- * overflow_log_flush(), shared by whichever delivery backend runs. They
- * may be called from any thread.
+ * The delivery backend that runs owns one (zeroed) and calls it from the
+ * thread that delivers, one at a time. overflow_log_note() and
+ * overflow_log_pending() take the time from the caller;
+ * overflow_log_warn() and overflow_log_flush() read the monotonic clock.
  */
 #ifndef RNOTIFY_DELIVER_COMMON_OVERFLOW_LOG_H
 #define RNOTIFY_DELIVER_COMMON_OVERFLOW_LOG_H
@@ -46,8 +46,9 @@ bool overflow_log_note(struct overflow_log *l, double now,
 bool overflow_log_pending(struct overflow_log *l, double now,
 			  size_t dropped_total, bool force);
 
-/* The process's instance, at the monotonic clock's time. */
-void overflow_log_warn(size_t dropped_total);
-void overflow_log_flush(size_t dropped_total, bool force);
+/* As _note() and _pending(), at the monotonic clock's time. */
+void overflow_log_warn(struct overflow_log *l, size_t dropped_total);
+void overflow_log_flush(struct overflow_log *l, size_t dropped_total,
+			bool force);
 
 #endif

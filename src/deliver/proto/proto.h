@@ -25,6 +25,7 @@
 #include "protocol/proto_watches.h"
 
 struct proto_send;
+struct session_io;
 
 struct proto_send_config {
 	struct fs *fs;
@@ -32,6 +33,7 @@ struct proto_send_config {
 	int fuse_fd;			/* the session's /dev/fuse fd */
 	const char *mountpoint;
 	bool private_mounts;		/* mount_cwd_own()'s copy */
+	struct session_io *session;	/* mount_cwd_own()'s */
 	bool link_counts;		/* the watcher reports them */
 };
 

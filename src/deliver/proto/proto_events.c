@@ -464,7 +464,7 @@ static int deliver_overflow(struct proto_send *s)
 	struct proto_node root = { .id = FUSE_ROOT_ID };
 
 	s->stats.overflows++;
-	overflow_log_warn(0);
+	overflow_log_warn(&s->overflows, 0);
 	return proto_notify(s, &root, FUSE_FSNOTIFY_Q_OVERFLOW, 0, NULL);
 }
 

@@ -8,18 +8,19 @@
 
 
 #include "deliver/common/mount_cwd.h"
+#include "deliver/common/overflow_log.h"
 #include "proto_asked.h"
 #include "proto.h"
 
 struct proto_send {
 	struct proto_send_config cfg;
 	char *mountpoint;
-	bool private_mounts;
 	int own_cwd;		/* the thread's cwd is its own: 1, no: -1, 0: untried */
 	struct mount_cwd cwd;	/* the mount root while delivering a batch */
 	uint32_t cookie;	/* last rename cookie sent */
 	struct proto_asked asked;	/* where the kernel wants children */
 	struct proto_send_stats stats;
+	struct overflow_log overflows;	/* the pump thread's */
 };
 
 /* A node as the client kernel knows it. */

@@ -27,7 +27,7 @@ static bool own_cwd(struct proto_send *s)
 	int err;
 
 	if (!s->own_cwd) {
-		err = mount_cwd_own(s->private_mounts);
+		err = mount_cwd_own(s->cfg.private_mounts, s->cfg.session);
 		s->own_cwd = err ? -1 : 1;
 		if (err)
 			fuse_log(FUSE_LOG_WARNING,
@@ -102,7 +102,6 @@ struct proto_send *proto_send_new(const struct proto_send_config *cfg)
 		return NULL;
 	}
 	s->cwd.path = s->mountpoint;
-	s->private_mounts = cfg->private_mounts;
 	return s;
 }
 

@@ -45,6 +45,7 @@ struct replay *replay_new(const struct replay_config *cfg)
 	r->queue = cfg->queue;
 	r->pin = cfg->pin;
 	r->private_mounts = cfg->private_mounts;
+	r->session = cfg->session;
 	/* Never changed: no system call per replay for a stand-in's owner. */
 	r->uid = getuid();
 	r->gid = getgid();
@@ -74,7 +75,7 @@ static pid_t replay_self(void)
 int replay_thread_init(void *arg)
 {
 	struct replay *r = arg;
-	int ret = mount_cwd_own(r->private_mounts);
+	int ret = mount_cwd_own(r->private_mounts, r->session);
 
 	if (ret)
 		fuse_log(FUSE_LOG_ERR, "rnotifyfs: replay: %s: %s\n",
@@ -140,7 +141,8 @@ static int replay_event(struct replay *r, const struct rn_event *ev)
 		 * watchers of a FUSE mount: count it and log it.
 		 */
 		r->stats.overflows++;
-		overflow_log_warn(event_queue_dropped(r->queue));
+		overflow_log_warn(&r->overflows,
+				  event_queue_dropped(r->queue));
 		return 0;
 	}
 	return 0;
@@ -209,7 +211,8 @@ void replay_drained(void *arg)
 	if (held)
 		cpu_pin_release(r->pin);
 	if (overflowed)
-		overflow_log_flush(event_queue_dropped(r->queue), false);
+		overflow_log_flush(&r->overflows,
+				   event_queue_dropped(r->queue), false);
 }
 
 void replay_abandon(struct replay *r)
@@ -224,7 +227,8 @@ void replay_stop(struct replay *r, struct replay_stats *st)
 		return;
 	replay_writer_close_all(r);
 	if (r->stats.overflows)
-		overflow_log_flush(event_queue_dropped(r->queue), true);
+		overflow_log_flush(&r->overflows,
+				   event_queue_dropped(r->queue), true);
 	r->stats.abandoned += atomic_load(&r->read_at_stop);
 	if (st)
 		*st = r->stats;

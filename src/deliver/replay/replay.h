@@ -20,6 +20,7 @@
 #include "event_queue.h"
 
 struct replay;
+struct session_io;
 
 struct replay_config {
 	struct fs *fs;			/* serves the mount; gets the gate */
@@ -28,6 +29,7 @@ struct replay_config {
 	/* The request workers, held on the replayer's CPU for a backlog. */
 	struct cpu_pin *pin;		/* may be NULL */
 	bool private_mounts;		/* mount_cwd_own()'s copy */
+	struct session_io *session;	/* mount_cwd_own()'s */
 };
 
 /*

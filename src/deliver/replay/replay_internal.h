@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "deliver/common/mount_cwd.h"
+#include "deliver/common/overflow_log.h"
 #include "replay.h"
 
 /* What the replay in flight will ask of the file system. */
@@ -68,6 +69,7 @@ struct replay {
 	struct cpu_pin *pin;
 	char *mountpoint;
 	bool private_mounts;
+	struct session_io *session;
 	dev_t mount_dev;		/* the mount's: every entry checks it */
 	uid_t uid;			/* ours, for stand-in attributes */
 	gid_t gid;
@@ -87,6 +89,7 @@ struct replay {
 	 */
 	pthread_mutex_t refresh_lock;
 	struct replay_stats stats;	/* replayer only until the pump stops */
+	struct overflow_log overflows;	/* as stats */
 	atomic_bool abandon;		/* replay_abandon() was called */
 	atomic_ulong read_at_stop;	/* read after it: dropped at once */
 };
