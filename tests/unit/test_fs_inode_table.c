@@ -19,7 +19,7 @@
 
 #include "../lib/check.h"
 #include "fs/inode_table.h"
-#include "fs/name_check.h"
+#include "fs/name_validate.h"
 #include "fs/names_shown.h"
 
 CHECK_MAIN_DEFS;
@@ -538,18 +538,18 @@ static void test_name_check(void)
 
 	memset(longname, 'n', sizeof(longname));
 	longname[NAME_MAX] = '\0';
-	CHECK("name_plain_ok", fs_name_check("a.b", false) == 0);
-	CHECK("name_max_ok", fs_name_check(longname, false) == 0);
+	CHECK("name_plain_ok", fs_name_validate("a.b", false) == 0);
+	CHECK("name_max_ok", fs_name_validate(longname, false) == 0);
 	longname[NAME_MAX] = 'n';
 	longname[NAME_MAX + 1] = '\0';
-	CHECK("name_too_long", fs_name_check(longname, false) ==
+	CHECK("name_too_long", fs_name_validate(longname, false) ==
 	      -ENAMETOOLONG);
-	CHECK("name_empty", fs_name_check("", false) == -EINVAL);
-	CHECK("name_slash", fs_name_check("a/b", false) == -EINVAL);
-	CHECK("name_dotdot_slash", fs_name_check("../etc", true) == -EINVAL);
-	CHECK("name_dot_refused", fs_name_check(".", false) == -EINVAL);
-	CHECK("name_dotdot_refused", fs_name_check("..", false) == -EINVAL);
-	CHECK("name_dots_allowed", fs_name_check("..", true) == 0);
+	CHECK("name_empty", fs_name_validate("", false) == -EINVAL);
+	CHECK("name_slash", fs_name_validate("a/b", false) == -EINVAL);
+	CHECK("name_dotdot_slash", fs_name_validate("../etc", true) == -EINVAL);
+	CHECK("name_dot_refused", fs_name_validate(".", false) == -EINVAL);
+	CHECK("name_dotdot_refused", fs_name_validate("..", false) == -EINVAL);
+	CHECK("name_dots_allowed", fs_name_validate("..", true) == 0);
 }
 
 /*
