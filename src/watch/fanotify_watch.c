@@ -356,7 +356,7 @@ int fan_watch_read(struct fan_watch *w, watch_emit_fn emit, void *arg)
 	}
 	if (w->errors != errors)
 		fuse_log(FUSE_LOG_WARNING,
-			 "rnotify: watch: %u malformed fanotify records skipped\n",
+			 "rnotifyfs: watch: %u malformed fanotify records skipped\n",
 			 w->errors - errors);
 	return w->emitted;
 }

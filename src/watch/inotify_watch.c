@@ -204,7 +204,7 @@ static void inotify_scan_entry(struct inotify_watch *w, int dfd, int wd,
 	}
 	if (S_ISDIR(st.st_mode) && inotify_todo_push(todo, wd, name) < 0)
 		fuse_log(FUSE_LOG_ERR,
-			 "rnotify: watch: out of memory: new directory %s not watched\n",
+			 "rnotifyfs: watch: out of memory: new directory %s not watched\n",
 			 name);
 }
 
@@ -392,7 +392,7 @@ static void inotify_dir_left(struct inotify_watch *w, int wd, const char *name)
 		return;
 	if (inotify_dirs_each_below(&w->dirs, d->wd, inotify_forget_one, w) < 0)
 		fuse_log(FUSE_LOG_ERR,
-			 "rnotify: watch: out of memory: a directory moved out of the export stays watched below its top\n");
+			 "rnotifyfs: watch: out of memory: a directory moved out of the export stays watched below its top\n");
 	inotify_forget_one(w, d->wd);
 }
 
@@ -603,7 +603,7 @@ int inotify_watch_read(struct inotify_watch *w, watch_emit_fn emit, void *arg)
 	}
 	if (w->errors != errors)
 		fuse_log(FUSE_LOG_WARNING,
-			 "rnotify: watch: %u malformed inotify records skipped\n",
+			 "rnotifyfs: watch: %u malformed inotify records skipped\n",
 			 w->errors - errors);
 	/* Drained: nothing queued before a scan is still unread. */
 	w->nscanned = 0;

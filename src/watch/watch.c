@@ -82,7 +82,7 @@ struct watch *watch_open(const struct watch_config *cfg)
 
 	if (!cfg || cfg->backing_fd < 0 || cfg->backend < WATCH_AUTO ||
 	    cfg->backend > WATCH_INOTIFY) {
-		fuse_log(FUSE_LOG_ERR, "rnotify: watch: bad configuration\n");
+		fuse_log(FUSE_LOG_ERR, "rnotifyfs: watch: bad configuration\n");
 		errno = EINVAL;
 		return NULL;
 	}
