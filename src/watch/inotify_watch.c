@@ -156,6 +156,7 @@ struct inotify_todos {
 	size_t n, cap;
 };
 
+/* 0, or -ENOMEM. */
 static int inotify_todo_push(struct inotify_todos *t, int parent_wd, const char *name)
 {
 	struct inotify_todo *v;
@@ -163,13 +164,13 @@ static int inotify_todo_push(struct inotify_todos *t, int parent_wd, const char 
 	size_t cap;
 
 	if (!copy)
-		return -1;
+		return -ENOMEM;
 	if (t->n == t->cap) {
 		cap = t->cap ? t->cap * 2 : 16;
 		v = realloc(t->v, cap * sizeof(*v));
 		if (!v) {
 			free(copy);
-			return -1;
+			return -ENOMEM;
 		}
 		t->v = v;
 		t->cap = cap;
@@ -237,11 +238,12 @@ static void inotify_scan(struct inotify_watch *w, int fd, int wd,
  * Opens name in parent_wd (the export root for -1) as O_PATH: from
  * held_fd, the last directory watched, when that is the parent (so a
  * chain goes down one level per step), else by its path from the root.
+ * An fd, or a negative errno.
  */
 static int inotify_open_child(struct inotify_watch *w, int parent_wd,
 			  const char *name, int held_wd, int held_fd)
 {
-	int pfd, fd, err;
+	int pfd, fd;
 
 	if (parent_wd < 0)
 		return inotify_dirs_open_path(w->root_fd, ".");
@@ -249,43 +251,44 @@ static int inotify_open_child(struct inotify_watch *w, int parent_wd,
 		return inotify_dirs_open_path(held_fd, name);
 	pfd = inotify_dirs_open(&w->dirs, w->root_fd, parent_wd);
 	if (pfd < 0)
-		return -1;
+		return pfd;
 	fd = inotify_dirs_open_path(pfd, name);
-	err = errno;
 	close(pfd);
-	errno = err;
 	return fd;
 }
 
-/* Watches the directory open as fd, named name in parent_wd: its wd. */
+/*
+ * Watches the directory open as fd, named name in parent_wd: its wd, or
+ * a negative errno (a refused inotify_add_watch() is logged).
+ */
 static int inotify_watch_dir(struct inotify_watch *w, int fd, int parent_wd,
 			 const char *name, struct rn_id *id)
 {
 	char proc[64], *rel, *what;
-	int wd, err;
+	int wd, ret;
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	if (watch_fd_id(fd, id) < 0)
-		return -1;
+	ret = watch_fd_id(fd, id);
+	if (ret < 0)
+		return ret;
 	id->gen = watch_name_gen(fd, "");
 	wd = inotify_add_watch(w->fd, proc, INO_MASK);
 	if (wd < 0) {
-		err = errno;
+		ret = -errno;
 		rel = parent_wd < 0 ? NULL : inotify_dirs_path(&w->dirs, parent_wd);
 		if (asprintf(&what, "inotify watch on %s/%s",
 			     rel ? rel : ".", name) < 0)
 			what = NULL;
 		watch_say_error(what ? what : "inotify watch",
-				WATCH_CALL_INOTIFY_ADD, err, "");
+				WATCH_CALL_INOTIFY_ADD, -ret, "");
 		free(what);
 		free(rel);
-		errno = err;
-		return -1;
+		return ret;
 	}
-	if (inotify_dirs_set(&w->dirs, wd, parent_wd, id, name) < 0) {
+	ret = inotify_dirs_set(&w->dirs, wd, parent_wd, id, name);
+	if (ret < 0) {
 		inotify_rm_watch(w->fd, wd);
-		errno = ENOMEM;
-		return -1;
+		return ret;
 	}
 	return wd;
 }
@@ -293,7 +296,8 @@ static int inotify_watch_dir(struct inotify_watch *w, int fd, int parent_wd,
 /*
  * Watches the directory name in parent_wd ("" in -1: the export root)
  * and everything below it; report: emit CREATE for what is found there.
- * Returns the top's wd, or -1 with errno.
+ * Returns the top's wd, or a negative errno if the top could not be
+ * opened or watched.
  *
  * Depth first, from a stack on the heap, with at most four fds open
  * whatever the depth (the last directory watched, the one being opened,
@@ -307,21 +311,21 @@ static int inotify_add_tree(struct inotify_watch *w, int parent_wd, const char *
 			bool report)
 {
 	struct inotify_todos todo = { 0 };
-	int held_fd = -1, held_wd = -1, top_wd = -1, fd, wd, err = 0;
+	int held_fd = -1, held_wd = -1, top_wd, fd, wd;
 	bool top = true;
 	struct inotify_todo t;
 	struct rn_id id;
 
-	if (inotify_todo_push(&todo, parent_wd, name) < 0)
-		return -1;
+	top_wd = inotify_todo_push(&todo, parent_wd, name);
+	if (top_wd < 0)
+		return top_wd;
 	while (todo.n) {
 		t = todo.v[--todo.n];
 		fd = inotify_open_child(w, t.parent_wd, t.name, held_wd, held_fd);
-		wd = fd < 0 ? -1 : inotify_watch_dir(w, fd, t.parent_wd, t.name,
-						 &id);
+		wd = fd < 0 ? fd : inotify_watch_dir(w, fd, t.parent_wd, t.name,
+						    &id);
 		if (top) {
 			top_wd = wd;
-			err = errno;
 			top = false;
 		}
 		free(t.name);
@@ -339,7 +343,6 @@ static int inotify_add_tree(struct inotify_watch *w, int parent_wd, const char *
 	if (held_fd >= 0)
 		close(held_fd);
 	free(todo.v);
-	errno = err;
 	return top_wd;
 }
 
@@ -594,7 +597,7 @@ int inotify_watch_read(struct inotify_watch *w, watch_emit_fn emit, void *arg)
 		if (len < 0 && errno == EAGAIN)
 			break;
 		if (len < 0)
-			return -1;
+			return -errno;
 		n = inotify_decode(w->buf, (size_t)len, w->recs,
 			       sizeof(w->recs) / sizeof(w->recs[0]),
 			       &w->errors);
@@ -629,7 +632,7 @@ struct inotify_watch *inotify_watch_open(const struct watch_config *cfg)
 		goto fail;
 	w->root_wd = inotify_add_tree(w, -1, "", false);
 	if (w->root_wd < 0) {
-		err = errno;
+		err = -w->root_wd;
 		inotify_watch_close(w);
 		errno = err;
 		return NULL;
