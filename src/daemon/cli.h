@@ -36,8 +36,9 @@ struct cli {
 };
 
 /*
- * Returns 0 to go on, 1 when the command is done (help, version), or -1
- * after printing a one-line error.
+ * Returns 0 to go on, 1 when the command is done (help, version), or a
+ * negative errno after printing a one-line error (-EINVAL for a bad
+ * command line).
  */
 int cli_parse(int argc, char **argv, struct cli *cli);
 void cli_free(struct cli *cli);

@@ -67,7 +67,7 @@ int watch_fd(const struct watch *w);
 
 /*
  * Reads what is ready without blocking and emits each event in host order.
- * Returns the number emitted, or -1 with errno set on a fatal error.
+ * Returns the number emitted, or a negative errno on a fatal error.
  */
 int watch_read(struct watch *w, watch_emit_fn emit, void *arg);
 
