@@ -357,7 +357,7 @@ void fan_scope_lost(struct fan_scope *s)
 bool fan_scope_obj(struct fan_scope *s, const struct fan_fid *fid,
 		   struct rn_id *id)
 {
-	int held = -1, fd;
+	int held = -EAGAIN, fd;
 	bool ok;
 
 	if (!fid->present)

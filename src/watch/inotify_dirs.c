@@ -18,10 +18,11 @@
 
 #include "inotify_dirs.h"
 
-static struct inotify_dir **inotify_dirs_head(const struct inotify_dirs *d, int wd)
+static struct inotify_dir **inotify_dirs_head(const struct inotify_dirs *d,
+					      int wd)
 {
 	return (struct inotify_dir **)&d->bucket[(unsigned int)wd %
-					     INO_DIRS_BUCKETS];
+					     INOTIFY_DIRS_BUCKETS];
 }
 
 void inotify_dirs_free(struct inotify_dirs *d)
@@ -29,7 +30,7 @@ void inotify_dirs_free(struct inotify_dirs *d)
 	struct inotify_dir *e, *next;
 	size_t i;
 
-	for (i = 0; i < INO_DIRS_BUCKETS; i++) {
+	for (i = 0; i < INOTIFY_DIRS_BUCKETS; i++) {
 		for (e = d->bucket[i]; e; e = next) {
 			next = e->next;
 			free(e->name);
@@ -77,13 +78,14 @@ int inotify_dirs_set(struct inotify_dirs *d, int wd, int parent_wd,
 	return 0;
 }
 
-struct inotify_dir *inotify_dirs_child(const struct inotify_dirs *d, int parent_wd,
+struct inotify_dir *inotify_dirs_child(const struct inotify_dirs *d,
+				       int parent_wd,
 			       const char *name)
 {
 	struct inotify_dir *e;
 	size_t i;
 
-	for (i = 0; i < INO_DIRS_BUCKETS; i++)
+	for (i = 0; i < INOTIFY_DIRS_BUCKETS; i++)
 		for (e = d->bucket[i]; e; e = e->next)
 			if (e->parent_wd == parent_wd &&
 			    strcmp(e->name, name) == 0)
@@ -127,7 +129,8 @@ char *inotify_dirs_path(const struct inotify_dirs *d, int wd)
 		return NULL;
 	p = buf + len - 1;
 	*p = '\0';
-	for (e = top; e->parent_wd >= 0; e = inotify_dirs_find(d, e->parent_wd)) {
+	for (e = top; e->parent_wd >= 0; e = inotify_dirs_find(d,
+	     e->parent_wd)) {
 		n = strlen(e->name);
 		p -= n;
 		memcpy(p, e->name, n);
@@ -248,7 +251,7 @@ int inotify_dirs_each_below(const struct inotify_dirs *d, int wd,
 		free(wds);
 		return -ENOMEM;
 	}
-	for (i = 0; i < INO_DIRS_BUCKETS; i++)
+	for (i = 0; i < INOTIFY_DIRS_BUCKETS; i++)
 		for (e = d->bucket[i]; e; e = e->next)
 			if (e->wd != e->parent_wd)
 				links[n++] = (struct inotify_link){ e->parent_wd,

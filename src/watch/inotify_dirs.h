@@ -13,7 +13,7 @@
 
 #include "event/event.h"
 
-#define INO_DIRS_BUCKETS 1024
+#define INOTIFY_DIRS_BUCKETS 1024
 
 struct inotify_dir {
 	int wd;
@@ -25,7 +25,7 @@ struct inotify_dir {
 };
 
 struct inotify_dirs {
-	struct inotify_dir *bucket[INO_DIRS_BUCKETS];
+	struct inotify_dir *bucket[INOTIFY_DIRS_BUCKETS];
 	size_t count;		/* entries: no parent chain is longer */
 };
 
@@ -38,7 +38,8 @@ int inotify_dirs_set(struct inotify_dirs *d, int wd, int parent_wd,
 		 const struct rn_id *id, const char *name);
 struct inotify_dir *inotify_dirs_find(const struct inotify_dirs *d, int wd);
 /* Linear: used only for directory moves and removals. */
-struct inotify_dir *inotify_dirs_child(const struct inotify_dirs *d, int parent_wd,
+struct inotify_dir *inotify_dirs_child(const struct inotify_dirs *d,
+				       int parent_wd,
 			       const char *name);
 void inotify_dirs_remove(struct inotify_dirs *d, int wd);
 /*

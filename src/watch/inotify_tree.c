@@ -38,13 +38,14 @@
 #include "watch_backend.h"
 #include "watch_limits.h"
 
-#define INO_MASK (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | \
+#define INOTIFY_MASK (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | \
 		  IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_DELETE_SELF | \
 		  IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK)
 
-static void inotify_scanned_add(struct inotify_watch *w, int wd, const char *name)
+static void inotify_scanned_add(struct inotify_watch *w, int wd,
+				const char *name)
 {
-	if (w->nscanned == INO_SCANNED_MAX)
+	if (w->nscanned == INOTIFY_SCANNED_MAX)
 		return;		/* worst case: a duplicate CREATE */
 	w->scanned[w->nscanned].wd = wd;
 	strcpy(w->scanned[w->nscanned].name, name);
@@ -82,7 +83,8 @@ struct inotify_todos {
 };
 
 /* 0, or -ENOMEM. */
-static int inotify_todo_push(struct inotify_todos *t, int parent_wd, const char *name)
+static int inotify_todo_push(struct inotify_todos *t, int parent_wd,
+			     const char *name)
 {
 	struct inotify_todo *v;
 	char *copy = strdup(name);
@@ -154,7 +156,8 @@ static void inotify_scan(struct inotify_watch *w, int fd, int wd,
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
-		inotify_scan_entry(w, dirfd(d), wd, dir, de->d_name, report, todo);
+		inotify_scan_entry(w, dirfd(d), wd, dir, de->d_name, report,
+				   todo);
 	}
 	closedir(d);
 }
@@ -197,10 +200,11 @@ static int inotify_watch_dir(struct inotify_watch *w, int fd, int parent_wd,
 	if (ret < 0)
 		return ret;
 	id->gen = watch_name_gen(fd, "");
-	wd = inotify_add_watch(w->fd, proc, INO_MASK);
+	wd = inotify_add_watch(w->fd, proc, INOTIFY_MASK);
 	if (wd < 0) {
 		ret = -errno;
-		rel = parent_wd < 0 ? NULL : inotify_dirs_path(&w->dirs, parent_wd);
+		rel = parent_wd < 0 ? NULL : inotify_dirs_path(&w->dirs,
+							       parent_wd);
 		if (asprintf(&what, "inotify watch on %s/%s",
 			     rel ? rel : ".", name) < 0)
 			what = NULL;
@@ -241,7 +245,8 @@ int inotify_add_tree(struct inotify_watch *w, int parent_wd, const char *name,
 		return top_wd;
 	while (todo.n) {
 		t = todo.v[--todo.n];
-		fd = inotify_open_child(w, t.parent_wd, t.name, held_wd, held_fd);
+		fd = inotify_open_child(w, t.parent_wd, t.name, held_wd,
+					held_fd);
 		wd = fd < 0 ? fd : inotify_watch_dir(w, fd, t.parent_wd, t.name,
 						    &id);
 		if (top) {

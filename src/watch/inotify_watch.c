@@ -34,9 +34,9 @@
 #include "inotify_watch_internal.h"
 #include "watch_backend.h"
 
-#define INO_SELF_EVENTS (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE)
+#define INOTIFY_SELF_EVENTS (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE)
 /* How long a lone IN_MOVED_FROM waits for its IN_MOVED_TO. */
-#define INO_PARTNER_WAIT_MS 20
+#define INOTIFY_PARTNER_WAIT_MS 20
 
 void inotify_emit(struct inotify_watch *w, struct rn_event *ev,
 		  enum rn_event_kind kind)
@@ -94,7 +94,8 @@ static void inotify_obj(struct inotify_watch *w, int wd, const char *name,
 }
 
 /* A directory arrived under wd (mkdir: report its contents; move: not). */
-static void inotify_dir_arrived(struct inotify_watch *w, int wd, const char *name,
+static void inotify_dir_arrived(struct inotify_watch *w, int wd,
+				const char *name,
 			    bool report)
 {
 	inotify_add_tree(w, wd, name, report);
@@ -127,7 +128,8 @@ static void inotify_from_flush(struct inotify_watch *w)
 		inotify_emit(w, &ev, RN_EV_DELETE);
 }
 
-static void inotify_move(struct inotify_watch *w, const struct inotify_record *to)
+static void inotify_move(struct inotify_watch *w,
+			 const struct inotify_record *to)
 {
 	struct inotify_dir *from = inotify_live_dir(w, w->from.wd);
 	struct inotify_dir *dst = inotify_live_dir(w, to->wd), *c;
@@ -157,7 +159,8 @@ static void inotify_move(struct inotify_watch *w, const struct inotify_record *t
 }
 
 /* An event on a watched directory itself: only the root's are news. */
-static void inotify_self(struct inotify_watch *w, const struct inotify_record *r,
+static void inotify_self(struct inotify_watch *w,
+			 const struct inotify_record *r,
 		     const struct inotify_dir *d)
 {
 	struct rn_event ev;
@@ -189,7 +192,8 @@ static enum rn_event_kind inotify_kind(uint32_t mask)
 	return RN_EV_CLOSE_WRITE;
 }
 
-static void inotify_named(struct inotify_watch *w, const struct inotify_record *r,
+static void inotify_named(struct inotify_watch *w,
+			  const struct inotify_record *r,
 		      const struct inotify_dir *d)
 {
 	bool arrived = r->mask & (IN_CREATE | IN_MOVED_TO);
@@ -212,7 +216,8 @@ static void inotify_named(struct inotify_watch *w, const struct inotify_record *
 		inotify_emit(w, &ev, inotify_kind(r->mask));
 }
 
-static void inotify_take_record(struct inotify_watch *w, const struct inotify_record *r)
+static void inotify_take_record(struct inotify_watch *w,
+				const struct inotify_record *r)
 {
 	struct inotify_dir *d;
 
@@ -232,11 +237,12 @@ static void inotify_take_record(struct inotify_watch *w, const struct inotify_re
 	if (!r->name[0])
 		inotify_self(w, r, d);
 	else if (r->mask & (IN_CREATE | IN_DELETE | IN_MOVED_TO |
-			    INO_SELF_EVENTS))
+			    INOTIFY_SELF_EVENTS))
 		inotify_named(w, r, d);
 }
 
-static void inotify_record(struct inotify_watch *w, const struct inotify_record *r)
+static void inotify_record(struct inotify_watch *w,
+			   const struct inotify_record *r)
 {
 	if (w->from_set) {
 		if ((r->mask & IN_MOVED_TO) && r->cookie == w->from.cookie &&
@@ -274,7 +280,7 @@ static bool inotify_partner_may_come(struct inotify_watch *w)
 	if (!w->from_set || w->from_waited)
 		return false;
 	w->from_waited = true;
-	return poll(&p, 1, INO_PARTNER_WAIT_MS) == 1;
+	return poll(&p, 1, INOTIFY_PARTNER_WAIT_MS) == 1;
 }
 
 int inotify_watch_read(struct inotify_watch *w, watch_emit_fn emit, void *arg)

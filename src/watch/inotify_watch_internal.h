@@ -24,8 +24,8 @@
 #include "own_expect.h"
 #include "watch.h"
 
-#define INO_SCANNED_MAX 1024
-#define INO_BUF 65536
+#define INOTIFY_SCANNED_MAX 1024
+#define INOTIFY_BUF 65536
 
 struct inotify_name {
 	int wd;
@@ -45,13 +45,13 @@ struct inotify_watch {
 	bool from_waited;	/* its partner was waited for */
 	struct inotify_name from;	/* a held IN_MOVED_FROM */
 	size_t nscanned;	/* names a scan reported: inotify_tree.c */
-	struct inotify_name scanned[INO_SCANNED_MAX];
+	struct inotify_name scanned[INOTIFY_SCANNED_MAX];
 	watch_emit_fn emit;
 	void *arg;
 	int emitted;
 	unsigned int errors;
-	struct inotify_record recs[INO_BUF / sizeof(struct inotify_event)];
-	char buf[INO_BUF] __attribute__((aligned(8)));
+	struct inotify_record recs[INOTIFY_BUF / sizeof(struct inotify_event)];
+	char buf[INOTIFY_BUF] __attribute__((aligned(8)));
 };
 
 /* inotify_watch.c */

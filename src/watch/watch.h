@@ -34,7 +34,8 @@ typedef bool (*watch_resolve_fn)(void *arg, const void *handle, size_t len,
 
 /*
  * Is the object with this file handle one the consumer holds? 1 with its
- * *id; 0 if not; -1 if it cannot tell. See watch_objects().
+ * *id; 0 if not; -EAGAIN if it cannot tell (then the watcher decodes the
+ * handle). See watch_objects().
  */
 typedef int (*watch_held_fn)(void *arg, const void *handle, size_t len,
 			     int type, struct rn_id *id);

@@ -276,7 +276,7 @@ static void test_held_handles(struct fs_table *t)
 	if (f)
 		fs_table_forget(t, f->nodeid, 1);
 	CHECK("held_handle_cannot_tell_past_an_inode_without_handle",
-	      p && held(t, &u.fh, &id) == -1);
+	      p && held(t, &u.fh, &id) == -EAGAIN);
 	if (p)
 		fs_table_forget(t, p->nodeid, 1);
 	CHECK("held_handle_sure_again_once_it_is_forgotten",
@@ -338,7 +338,8 @@ static void check_mounts_apart(struct fs_table *t, struct fs_inode *f,
 	int mnt;
 
 	CHECK("other_mount_has_handle", handle_of("m/f", &u.fh, &mnt));
-	CHECK("other_mount_cannot_tell_if_held", held(t, &u.fh, &id) == -1);
+	CHECK("other_mount_cannot_tell_if_held",
+	      held(t, &u.fh, &id) == -EAGAIN);
 	CHECK("other_mount_not_resolved", !resolves(t, &u.fh, &id));
 	CHECK("root_mount_resolved", handle_of("rf", &u.fh, &mnt) &&
 	      resolves(t, &u.fh, &id) && rn_id_equal(&id, &g->id));
