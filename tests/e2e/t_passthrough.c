@@ -198,7 +198,8 @@ static void check_remote_change(void)
 	int fd = open(e2e_mpath("p/g"), O_RDONLY);
 	struct e2e_op ops[] = { OP_OVERWRITE("p/g", "remote"), OP_END };
 
-	CHECK("passthrough: remote change made", fd >= 0 && !e2e_remote("", ops));
+	CHECK("passthrough: remote change made, a reader open",
+	      fd >= 0 && !e2e_remote("", ops));
 	e2e_sync();
 	CHECK("passthrough: an open reader reads the remote change",
 	      reads(fd, 0, "remote"));
@@ -314,7 +315,8 @@ static void check_overlay_on(const char *one, const char *two)
 
 	CHECK("passthrough: the overlayfs reads a file of the mount",
 	      overlay_reads(one, "remote"));
-	CHECK("passthrough: remote change made", !e2e_remote("", ops));
+	CHECK("passthrough: remote change made under the overlayfs",
+	      !e2e_remote("", ops));
 	e2e_sync();
 	CHECK("passthrough: the overlayfs reads the remote change",
 	      overlay_reads(one, "second"));
