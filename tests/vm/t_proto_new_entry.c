@@ -246,7 +246,7 @@ static void test_refused(void)
 	memcpy(buf + AT_FLAGS, &v, sizeof(v));
 	CHECK("refused: NO_CHILD with an entry", len > 0 &&
 	      vmfs_write_frame(buf, len) == -EINVAL);
-	CHECK("refused: nothing delivered", nothing_before());
+	CHECK("refused with an entry: nothing delivered", nothing_before());
 }
 
 int main(void)

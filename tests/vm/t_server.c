@@ -312,7 +312,7 @@ static void test_push(void)
 				FAN_REPORT_FID, O_RDONLY);
 	struct stat sb, sm;
 
-	CHECK("push: fanotify FID filesystem mark", fan >= 0 &&
+	CHECK("push: fanotify FID filesystem mark on the mount", fan >= 0 &&
 	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
 			    FAN_CREATE | FAN_MODIFY, AT_FDCWD, M) == 0);
 	CHECK("push: remote create + write", vm_put(B "/pf", "pushed", 0));
@@ -505,7 +505,7 @@ static void test_rename_delete(void)
 	      IN_MOVED_FROM, "f1", &c1));
 	CHECK("rename: MOVED_TO f2", vm_inotify_expect(in_dir, IN_MOVED_TO,
 	      "f2", &c2));
-	CHECK("rename: one nonzero cookie", c1 && c1 == c2);
+	CHECK("rename: both halves share one nonzero cookie", c1 && c1 == c2);
 	CHECK("rename: MOVE_SELF on the file", vm_inotify_expect(in_file,
 	      IN_MOVE_SELF, "", NULL));
 	CHECK("rename: old name gone, new name there",
