@@ -72,6 +72,15 @@ bool vm_call_sleeps(struct vm_call *c)
 	return false;
 }
 
+bool vm_call_wait(struct vm_call *c, int timeout_ms)
+{
+	long deadline = now_ms() + timeout_ms;
+
+	while (!atomic_load(&c->done) && now_ms() < deadline)
+		usleep(1000);
+	return atomic_load(&c->done);
+}
+
 int vm_call_join(struct vm_call *c)
 {
 	return pthread_join(c->thread, NULL) ? -1 : c->ret;

@@ -30,6 +30,9 @@ bool vm_call_start(struct vm_call *c, int (*fn)(int fd), int fd);
 /* True if the call went to sleep in the kernel and has not returned. */
 bool vm_call_sleeps(struct vm_call *c);
 
+/* True if the call returns within timeout_ms (then join it). */
+bool vm_call_wait(struct vm_call *c, int timeout_ms);
+
 /* Waits for the call to return; its return value. */
 int vm_call_join(struct vm_call *c);
 

@@ -170,7 +170,9 @@ static void vmfs_handle_watch(int fd, const void *buf, size_t len)
 			vmfs.nwatches++;
 	}
 	vmfs.watch_count++;
-	if (vmfs.hold_watch_replies && vmfs.nheld < VMFS_HELD) {
+	if (vmfs.drop_watch_replies) {
+		held = true;
+	} else if (vmfs.hold_watch_replies && vmfs.nheld < VMFS_HELD) {
 		vmfs.held[vmfs.nheld++] = w.unique;
 		held = true;
 	}
@@ -301,6 +303,10 @@ int vmfs_start(const char *mnt, const struct vmfs_opts *opts)
 	int err;
 
 	vmfs.opts = *opts;
+	if (!vmfs.node)
+		vmfs.node = calloc(VMFS_NODES, sizeof(*vmfs.node));
+	if (!vmfs.node)
+		return -ENOMEM;
 	vmfs.nnodes = 1;
 	vmfs.node[0] = (struct vmfs_node){ .used = true, .generation = 0,
 					   .mode = S_IFDIR | 0755 };

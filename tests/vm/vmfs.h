@@ -67,6 +67,18 @@ int vmfs_send_event(uint64_t nodeid, uint64_t generation, uint32_t mask,
 int vmfs_send_push(uint64_t parent, uint64_t generation, uint32_t mask,
 		   const char *name);
 
+/*
+ * For tests that need many nodes (up to 131,072): count new nodes named
+ * prefix0, prefix1, ... in directory parent, with node ids from *first
+ * on.  The names must be new: unlike vmfs_remote_create(), this does not
+ * look (which would take time quadratic in the count).
+ */
+int vmfs_remote_create_many(uint64_t parent, const char *prefix,
+			    unsigned int count, mode_t mode, uint64_t *first);
+
+/* vmfs_send_push() for the node nodeid, found by id rather than by name. */
+int vmfs_send_push_node(uint64_t nodeid, uint32_t mask);
+
 /* Remote rename of parent/name to newparent/newname (replacing a file). */
 int vmfs_remote_rename(uint64_t parent, const char *name,
 		       uint64_t newparent, const char *newname);
@@ -135,6 +147,12 @@ unsigned int vmfs_watch_count(void);
 #define VMFS_HELD 8
 void vmfs_hold_watch_replies(void);
 bool vmfs_release_watch_replies(void);
+
+/*
+ * From now on, record FUSE_FSNOTIFY requests and never answer them, however
+ * many come: a stalled or hostile server (t_proto_stall).
+ */
+void vmfs_drop_watch_replies(void);
 
 /*
  * Wait up to timeout_ms for the latest mask recorded for nodeid/flags to

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fuse_lowlevel.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -74,16 +75,13 @@ int vmfs_send_event(uint64_t nodeid, uint64_t generation, uint32_t mask,
 	return len < 0 ? len : vmfs_write_frame(buf, len);
 }
 
-/* Build the push frame for parent/name, counting the lookup it carries. */
-static int vmfs_push_frame(uint64_t parent, const char *name,
-			   struct proto_event *ev, void *buf, size_t size)
+/* Build the push frame for node id, counting the lookup it carries. */
+static int vmfs_push_frame_id(uint64_t id, struct proto_event *ev, void *buf,
+			      size_t size)
 {
-	uint64_t id = vmfs_find(parent, name);
 	struct fuse_entry_param e;
 	int len;
 
-	if (!id)
-		return -ENOENT;
 	vmfs_entry(id, &e);
 	ev->has_entry = true;
 	proto_entry_fill(&ev->entry, e.ino, e.generation, &e.attr,
@@ -92,6 +90,14 @@ static int vmfs_push_frame(uint64_t parent, const char *name,
 	if (len > 0)
 		vmfs_get(id)->nlookup++;
 	return len;
+}
+
+static int vmfs_push_frame(uint64_t parent, const char *name,
+			   struct proto_event *ev, void *buf, size_t size)
+{
+	uint64_t id = vmfs_find(parent, name);
+
+	return id ? vmfs_push_frame_id(id, ev, buf, size) : -ENOENT;
 }
 
 /* The kernel took no lookup if it refused the frame. */
@@ -121,6 +127,66 @@ int vmfs_send_push(uint64_t parent, uint64_t generation, uint32_t mask,
 	if (err)
 		vmfs_push_undo(ev.entry.nodeid);
 	return err;
+}
+
+int vmfs_send_push_node(uint64_t nodeid, uint32_t mask)
+{
+	unsigned char buf[PROTO_EVENT_FRAME_MAX];
+	struct proto_event ev = { .mask = mask };
+	struct vmfs_node *n, *dir;
+	int len, err;
+
+	pthread_mutex_lock(&vmfs.lock);
+	n = vmfs_get(nodeid);
+	dir = n ? vmfs_get(n->parent) : NULL;
+	len = -ENOENT;
+	if (dir) {
+		ev.nodeid = n->parent;
+		ev.generation = dir->generation;
+		ev.namelen = strlen(n->name);
+		ev.name = n->name;
+		len = vmfs_push_frame_id(nodeid, &ev, buf, sizeof(buf));
+	}
+	pthread_mutex_unlock(&vmfs.lock);
+	if (len < 0)
+		return len;
+	err = vmfs_write_frame(buf, len);
+	if (err)
+		vmfs_push_undo(nodeid);
+	return err;
+}
+
+int vmfs_remote_create_many(uint64_t parent, const char *prefix,
+			    unsigned int count, mode_t mode, uint64_t *first)
+{
+	struct vmfs_node *n;
+	unsigned int i;
+	int err = 0;
+
+	pthread_mutex_lock(&vmfs.lock);
+	if (!vmfs_get(parent) || !S_ISDIR(vmfs_get(parent)->mode))
+		err = -ENOENT;
+	else if (count > VMFS_NODES - vmfs.nnodes)
+		err = -ENOSPC;
+	*first = vmfs.nnodes + 1;
+	for (i = 0; !err && i < count; i++) {
+		n = &vmfs.node[vmfs.nnodes++];
+		n->used = true;
+		n->generation = 1000 + vmfs.nnodes;
+		n->parent = parent;
+		snprintf(n->name, sizeof(n->name), "%s%u", prefix, i);
+		n->mode = mode;
+		n->size = 0;
+	}
+	pthread_mutex_unlock(&vmfs.lock);
+	return err;
+}
+
+void vmfs_drop_watch_replies(void)
+{
+	pthread_mutex_lock(&vmfs.lock);
+	vmfs.drop_watch_replies = true;
+	pthread_mutex_unlock(&vmfs.lock);
 }
 
 int vmfs_remote_rename(uint64_t parent, const char *name,

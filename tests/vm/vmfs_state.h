@@ -28,7 +28,8 @@
 #include "rnotify_proto.h"
 #include "vmfs.h"
 
-#define VMFS_NODES	512
+/* Enough for the tests of many watches and many inodes (t_proto_stall) */
+#define VMFS_NODES	(1 << 17)
 #define VMFS_WATCHES	64
 #define VMFS_TIMEOUT	3600.0
 
@@ -51,12 +52,13 @@ struct vmfs_watch {
 struct vmfs_state {
 	pthread_mutex_t lock;
 	pthread_cond_t changed;
-	struct vmfs_node node[VMFS_NODES];
+	struct vmfs_node *node;	/* VMFS_NODES of them, untouched until used */
 	unsigned int nnodes;
 	struct vmfs_watch watch[VMFS_WATCHES];
 	unsigned int nwatches;
 	unsigned int watch_count;
 	bool hold_watch_replies;
+	bool drop_watch_replies;
 	uint64_t held[VMFS_HELD];	/* uniques of unanswered updates */
 	unsigned int nheld;
 	unsigned int lookups;
