@@ -73,7 +73,26 @@ static void cli_usage(const char *prog)
 	       "                           holding; past N it is asked to forget\n"
 	       "                           idle files (default: from the memory\n"
 	       "                           cgroup's limit, none without one;\n"
-	       "                           0: no bound)\n", prog, prog);
+	       "                           0: no bound)\n"
+	       "\nAs a vhost-user-fs backend for a VM's virtiofs (see rnotifyfs(8)):\n"
+	       "       %s --socket-path=PATH -o source=DIR [options]\n"
+	       "    --socket-path=PATH     listen on PATH for the VMM (e.g. QEMU)\n"
+	       "    --fd=N                 listen on the socket fd N instead\n"
+	       "    --thread-pool-size=N   at most N threads answer requests\n"
+	       "                           (0: one; default and at most 10)\n"
+	       "    --syslog               log to syslog instead of stderr\n"
+	       "    --print-capabilities   print the vhost-user device type\n"
+	       "    -f, -d, -o debug       as above (it never daemonizes)\n"
+	       "    -o source=DIR          the exported directory\n"
+	       "    -o cache=MODE          auto (timeouts 1 s), always (1 day),\n"
+	       "                           none (0): how long the guest may\n"
+	       "                           cache names and attributes\n"
+	       "    -o timeout=SECS        both timeouts; and entry_timeout,\n"
+	       "                           attr_timeout as above\n"
+	       "    -o xattr, -o flock     accepted (always on)\n"
+	       "    -o log_level=LEVEL     debug | info | warn | err\n"
+	       "    -o delivery=none       the only delivery over virtiofs yet\n"
+	       "Any other virtiofsd option is refused.\n", prog, prog, prog);
 }
 
 static int cli_keep_positional(void *data, const char *arg, int key,
@@ -88,8 +107,7 @@ static int cli_keep_positional(void *data, const char *arg, int key,
 	return 1;
 }
 
-__attribute__((format(printf, 1, 2)))
-static int cli_error(const char *fmt, ...)
+int cli_error(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -101,7 +119,7 @@ static int cli_error(const char *fmt, ...)
 	return -1;
 }
 
-static int cli_check_dir(const char *path, char **real)
+int cli_check_dir(const char *path, char **real)
 {
 	struct stat st;
 
@@ -309,6 +327,8 @@ int cli_parse(int argc, char **argv, struct cli *cli)
 	struct fuse_cmdline_opts o = { 0 };
 	int ret = -1;
 
+	if (cli_vhost_wanted(argc, argv))
+		return cli_vhost_parse(argc, argv, cli);
 	memset(cli, 0, sizeof(*cli));
 	cli->args = (struct fuse_args)FUSE_ARGS_INIT(argc, argv);
 	if (fuse_opt_parse(&cli->args, &raw, cli_spec, cli_keep_positional) ||
@@ -350,5 +370,6 @@ void cli_free(struct cli *cli)
 {
 	free(cli->backing);
 	free(cli->mountpoint);
+	free(cli->socket_path);
 	fuse_opt_free_args(&cli->args);
 }
