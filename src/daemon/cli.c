@@ -44,7 +44,8 @@ static const struct fuse_opt cli_spec[] = {
 static void cli_usage(const char *prog)
 {
 	printf("usage: %s [options] BACKING MOUNTPOINT\n"
-	       "       %s --check [-o watch=BACKEND] [BACKING]\n\n"
+	       "       %s --check [-o watch=BACKEND] [BACKING]\n"
+	       "       %s --socket-path=PATH -o source=DIR [options]\n\n"
 	       "Exports the directory BACKING at MOUNTPOINT. Changes made to BACKING\n"
 	       "from outside the mount reach inotify and fanotify watchers on MOUNTPOINT\n"
 	       "as if they had been made through it.\n\n"
@@ -74,25 +75,23 @@ static void cli_usage(const char *prog)
 	       "                           idle files (default: from the memory\n"
 	       "                           cgroup's limit, none without one;\n"
 	       "                           0: no bound)\n"
-	       "\nAs a vhost-user-fs backend for a VM's virtiofs (see rnotifyfs(8)):\n"
-	       "       %s --socket-path=PATH -o source=DIR [options]\n"
-	       "    --socket-path=PATH     listen on PATH for the VMM (e.g. QEMU)\n"
-	       "    --fd=N                 listen on the socket fd N instead\n"
-	       "    --thread-pool-size=N   at most N threads answer requests\n"
-	       "                           (0: one; default and at most 10)\n"
-	       "    --syslog               log to syslog instead of stderr\n"
+	       "    --socket-path=PATH     virtiofs mode: serve a VM guest as a\n"
+	       "                           vhost-user-fs backend (QEMU\n"
+	       "                           vhost-user-fs-pci) listening on PATH;\n"
+	       "                           nothing is mounted, the options below\n"
+	       "                           and virtiofsd option names apply\n"
+	       "    --fd=N                 virtiofs mode on the listening socket N\n"
+	       "    --thread-pool-size=N   virtiofs mode: at most N threads answer\n"
+	       "                           requests (0: one; default and at most 10)\n"
+	       "    --syslog               virtiofs mode: log to syslog\n"
 	       "    --print-capabilities   print the vhost-user device type\n"
-	       "    -f, -d, -o debug       as above (it never daemonizes)\n"
-	       "    -o source=DIR          the exported directory\n"
-	       "    -o cache=MODE          auto (timeouts 1 s), always (1 day),\n"
-	       "                           none (0): how long the guest may\n"
-	       "                           cache names and attributes\n"
-	       "    -o timeout=SECS        both timeouts; and entry_timeout,\n"
-	       "                           attr_timeout as above\n"
-	       "    -o xattr, -o flock     accepted (always on)\n"
-	       "    -o log_level=LEVEL     debug | info | warn | err\n"
-	       "    -o delivery=none       the only delivery over virtiofs yet\n"
-	       "Any other virtiofsd option is refused.\n", prog, prog, prog);
+	       "      source=DIR           virtiofs mode: the exported directory\n"
+	       "      cache=MODE           virtiofs mode: auto | always | none: the\n"
+	       "                           guest caches names and attributes for\n"
+	       "                           1 s, a day, or not at all (default auto)\n"
+	       "      timeout=SECS         virtiofs mode: both of those lifetimes\n"
+	       "      log_level=LEVEL      virtiofs mode: debug | info | warn | err\n",
+	       prog, prog, prog);
 }
 
 static int cli_keep_positional(void *data, const char *arg, int key,
