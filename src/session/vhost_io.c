@@ -102,9 +102,22 @@ static void vio_panic(VuDev *dev, const char *err)
 	atomic_store(&vio_of(dev)->ended, true);
 }
 
+/*
+ * The VMM closed the socket: libvhost-user reads that as a message of
+ * type NONE, which it would answer with exit(0). End the session instead.
+ */
+static int vio_process_msg(VuDev *dev, VhostUserMsg *vmsg, int *do_reply)
+{
+	if (vmsg->request != VHOST_USER_NONE)
+		return 0;
+	atomic_store(&vio_of(dev)->ended, true);
+	return 1;
+}
+
 static const VuDevIface vio_iface = {
 	.get_features = vio_get_features,
 	.set_features = vio_set_features,
+	.process_msg = vio_process_msg,
 };
 
 static size_t iov_total(const struct iovec *iov, unsigned int n)
