@@ -282,7 +282,6 @@ static int vhost_serve_session(struct server *s)
 
 	sigaction(SIGUSR1, &wake, NULL);
 	s->loop_thread = pthread_self();
-	pthread_sigmask(SIG_BLOCK, &s->stop_signals, NULL);
 	if (pthread_create(&s->stopper, NULL, stopper_main, s))
 		return 1;
 	if (s->cli.thread_pool > 0 &&
@@ -345,6 +344,8 @@ static int vhost_serve(struct server *s)
 	if (!s->se)
 		goto out_vio;
 	fs_set_session(s->fs, s->se);
+	/* Threads inherit the mask: only the stopper takes these signals. */
+	pthread_sigmask(SIG_BLOCK, &s->stop_signals, NULL);
 	err = vhost_io_start(vio, s->se, s->fs);
 	if (err) {
 		fuse_log(FUSE_LOG_ERR, "rnotifyfs: vhost-user: %s\n",
