@@ -87,12 +87,15 @@ int main(void)
 		"--socket-path=/tmp/s -o source=/tmp --daemonize");
 	refused("cli_vhost/refuses_a_positional",
 		"--socket-path=/tmp/s -o source=/tmp /mnt");
-	refused("cli_vhost/refuses_replay", "--socket-path=/tmp/s -o source=/tmp -o delivery=replay");
+	refused("cli_vhost/refuses_replay",
+		"--socket-path=/tmp/s -o source=/tmp -o delivery=replay");
 	refused("cli_vhost/needs_source", "--socket-path=/tmp/s");
 	refused("cli_vhost/source_must_exist",
 		"--socket-path=/tmp/s -o source=/nonexistent/dir");
-	refused("cli_vhost/bad_cache", "--socket-path=/tmp/s -o source=/tmp -o cache=sometimes");
-	refused("cli_vhost/path_and_fd", "--socket-path=/tmp/s --fd=3 -o source=/tmp");
+	refused("cli_vhost/bad_cache",
+		"--socket-path=/tmp/s -o source=/tmp -o cache=sometimes");
+	refused("cli_vhost/path_and_fd",
+		"--socket-path=/tmp/s --fd=3 -o source=/tmp");
 	refused("cli_vhost/bad_pool",
 		"--socket-path=/tmp/s -o source=/tmp --thread-pool-size=-2");
 	refused("cli_vhost/negative_timeout",
