@@ -28,6 +28,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -717,6 +718,34 @@ static void sc_owner(void)
 	      st.st_gid == 65534, "pub/mydir is %u:%u", st.st_uid, st.st_gid);
 }
 
+/* File handles (fanotify, NFS export, open_by_handle_at) and df. */
+static void sc_handles(void)
+{
+	struct {
+		struct file_handle fh;
+		unsigned char bytes[128];
+	} h = { .fh.handle_bytes = 128 };
+	struct stat a, b;
+	struct statfs sf;
+	int mount_id, dfd, fd;
+
+	CHECK(!mkdir("h", 0755) && !mkdir("h/i", 0755) &&
+	      !put("h/i/f", "handle\n", 7, 0644), "setup");
+	CHECK(!name_to_handle_at(AT_FDCWD, "h/i", &h.fh, &mount_id, 0),
+	      "name_to_handle_at: %s", strerror(errno));
+	dfd = open("h", O_RDONLY | O_DIRECTORY);
+	fd = open_by_handle_at(dfd, &h.fh, O_RDONLY | O_DIRECTORY);
+	CHECK(fd >= 0, "open_by_handle_at: %s", strerror(errno));
+	CHECK(!fstat(fd, &a) && !stat("h/i", &b) && a.st_ino == b.st_ino,
+	      "the handle opens another directory");
+	close(fd);
+	close(dfd);
+	CHECK(!statfs(".", &sf) && sf.f_bsize > 0 && sf.f_blocks > 0 &&
+	      sf.f_bfree <= sf.f_blocks && sf.f_namelen == 255,
+	      "statfs: bsize %ld blocks %llu namelen %ld", (long)sf.f_bsize,
+	      (unsigned long long)sf.f_blocks, (long)sf.f_namelen);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -733,6 +762,7 @@ static const struct {
 	{ "big_io", sc_big_io },
 	{ "errors", sc_errors },
 	{ "owner", sc_owner },
+	{ "handles", sc_handles },
 };
 
 int main(int argc, char **argv)
