@@ -23,7 +23,7 @@ static void fuzz_event(const uint8_t *data, size_t size)
 
 	if (proto_decode_event(data, size, &ev))
 		return;
-	if (proto_event_check(&ev) || ev.namelen > FUSE_FSNOTIFY_NAME_MAX)
+	if (proto_event_validate(&ev) || ev.namelen > FUSE_FSNOTIFY_NAME_MAX)
 		abort();
 	if (ev.namelen && (memchr(ev.name, '/', ev.namelen) ||
 			   memchr(ev.name, 0, ev.namelen)))

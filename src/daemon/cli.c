@@ -106,7 +106,8 @@ static int cli_keep_positional(void *data, const char *arg, int key,
 	return 1;
 }
 
-int cli_error(const char *fmt, ...)
+/* Prints a one-line error; returns -err, for the caller to return. */
+int cli_error(int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -115,7 +116,7 @@ int cli_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	return -1;
+	return -err;
 }
 
 int cli_check_dir(const char *path, char **real)
@@ -123,12 +124,12 @@ int cli_check_dir(const char *path, char **real)
 	struct stat st;
 
 	if (stat(path, &st))
-		return cli_error("%s: %s", path, strerror(errno));
+		return cli_error(errno, "%s: %s", path, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return cli_error("%s: not a directory", path);
+		return cli_error(ENOTDIR, "%s: not a directory", path);
 	*real = realpath(path, NULL);
 	if (!*real)
-		return cli_error("%s: %s", path, strerror(errno));
+		return cli_error(errno, "%s: %s", path, strerror(errno));
 	return 0;
 }
 
@@ -139,12 +140,13 @@ static int cli_check_not_mounted(const char *mnt)
 	struct stat st, pst;
 
 	if (!strcmp(mnt, "/"))
-		return cli_error("%s: mount point is busy", mnt);
+		return cli_error(EBUSY, "%s: mount point is busy", mnt);
 	snprintf(parent, sizeof(parent), "%s/..", mnt);
 	if (stat(mnt, &st) || stat(parent, &pst))
-		return cli_error("%s: %s", mnt, strerror(errno));
+		return cli_error(errno, "%s: %s", mnt, strerror(errno));
 	if (st.st_dev != pst.st_dev)
-		return cli_error("%s: mount point is busy (something is mounted there)",
+		return cli_error(EBUSY,
+				 "%s: mount point is busy (something is mounted there)",
 				 mnt);
 	return 0;
 }
@@ -161,7 +163,8 @@ static int cli_max_inodes(const char *s, struct cli *cli)
 	cli->max_inodes = strtol(s, &end, 10);
 	if (!*s || *end || *s < '0' || *s > '9' || errno ||
 	    cli->max_inodes > CLI_MAX_INODES_MAX)
-		return cli_error("max_inodes=%s: expected 0 (no bound) to %ld",
+		return cli_error(EINVAL,
+				 "max_inodes=%s: expected 0 (no bound) to %ld",
 				 s, CLI_MAX_INODES_MAX);
 	return 0;
 }
@@ -180,7 +183,8 @@ static int cli_convert(const struct cli_raw *raw, struct cli *cli)
 	else if (!strcmp(d, "none"))
 		cli->delivery = DELIVERY_NONE;
 	else
-		return cli_error("delivery=%s: expected auto, protocol, replay or none",
+		return cli_error(EINVAL,
+				 "delivery=%s: expected auto, protocol, replay or none",
 				 d);
 	if (!strcmp(w, "auto"))
 		cli->watch_backend = WATCH_AUTO;
@@ -189,19 +193,20 @@ static int cli_convert(const struct cli_raw *raw, struct cli *cli)
 	else if (!strcmp(w, "inotify"))
 		cli->watch_backend = WATCH_INOTIFY;
 	else
-		return cli_error("watch=%s: expected auto, fanotify or inotify",
+		return cli_error(EINVAL,
+				 "watch=%s: expected auto, fanotify or inotify",
 				 w);
 	if (!raw->passthrough || !strcmp(raw->passthrough, "auto"))
 		cli->passthrough = true;
 	else if (!strcmp(raw->passthrough, "off"))
 		cli->passthrough = false;
 	else
-		return cli_error("passthrough=%s: expected auto or off",
+		return cli_error(EINVAL, "passthrough=%s: expected auto or off",
 				 raw->passthrough);
 	if (raw->entry_timeout < 0 || raw->attr_timeout < 0)
-		return cli_error("timeouts must not be negative");
+		return cli_error(EINVAL, "timeouts must not be negative");
 	if (raw->queue_size < 16 || raw->queue_size > (1UL << 24))
-		return cli_error("queue=%lu: expected 16 to 16777216",
+		return cli_error(EINVAL, "queue=%lu: expected 16 to 16777216",
 				 raw->queue_size);
 	cli->entry_timeout = raw->entry_timeout;
 	cli->attr_timeout = raw->attr_timeout;
@@ -212,14 +217,21 @@ static int cli_convert(const struct cli_raw *raw, struct cli *cli)
 static int cli_paths(struct cli_raw *raw, struct fuse_cmdline_opts *o,
 		     struct cli *cli)
 {
+	int ret;
+
 	if (!raw->backing || !o->mountpoint)
-		return cli_error("usage: rnotifyfs [options] BACKING MOUNTPOINT (see --help)");
-	if (cli_check_dir(raw->backing, &cli->backing) ||
-	    cli_check_dir(o->mountpoint, &cli->mountpoint) ||
-	    cli_check_not_mounted(cli->mountpoint))
-		return -1;
+		return cli_error(EINVAL,
+				 "usage: rnotifyfs [options] BACKING MOUNTPOINT (see --help)");
+	ret = cli_check_dir(raw->backing, &cli->backing);
+	if (!ret)
+		ret = cli_check_dir(o->mountpoint, &cli->mountpoint);
+	if (!ret)
+		ret = cli_check_not_mounted(cli->mountpoint);
+	if (ret)
+		return ret;
 	if (access("/dev/fuse", R_OK | W_OK))
-		return cli_error("/dev/fuse: %s (is the fuse module loaded?)",
+		return cli_error(errno,
+				 "/dev/fuse: %s (is the fuse module loaded?)",
 				 strerror(errno));
 	return 0;
 }
@@ -285,13 +297,13 @@ static bool cli_group_exact(const char *group, const char *backing)
  * byte for byte, with its own octal escapes for space, tab, newline and
  * '\'. The group is parsed back before use, so that a parser that
  * unescaped differently refuses to mount instead of mounting with
- * options nobody asked for.
+ * options nobody asked for. 0, or a negative errno (-ENOMEM unsaid).
  */
 static int cli_mount_options(struct cli *cli)
 {
 	char *group = NULL, *fsname = NULL, *opt = NULL;
 	size_t i;
-	int ret = -1;
+	int ret = -ENOMEM;
 
 	for (i = 0; i < CLI_FIXED_OPTS; i++)
 		if (fuse_opt_add_opt(&group, cli_fixed_opts[i]))
@@ -303,15 +315,16 @@ static int cli_mount_options(struct cli *cli)
 	if (fuse_opt_add_opt_escaped(&group, fsname))
 		goto out;
 	if (!cli_group_exact(group, cli->backing)) {
-		cli_error("%s: cannot be given to libfuse as the mount's name without changing it or its options; not mounted",
-			  cli->backing);
+		ret = cli_error(EINVAL,
+				"%s: cannot be given to libfuse as the mount's name without changing it or its options; not mounted",
+				cli->backing);
 		goto out;
 	}
 	if (asprintf(&opt, "-o%s", group) < 0) {
 		opt = NULL;
 		goto out;
 	}
-	ret = fuse_opt_add_arg(&cli->args, opt);
+	ret = fuse_opt_add_arg(&cli->args, opt) ? -ENOMEM : 0;
 out:
 	free(opt);
 	free(fsname);
@@ -324,7 +337,7 @@ int cli_parse(int argc, char **argv, struct cli *cli)
 	struct cli_raw raw = { .entry_timeout = 1.0, .attr_timeout = 1.0,
 			       .queue_size = 65536 };
 	struct fuse_cmdline_opts o = { 0 };
-	int ret = -1;
+	int ret = -EINVAL;	/* libfuse said why */
 
 	if (cli_vhost_wanted(argc, argv))
 		return cli_vhost_parse(argc, argv, cli);
@@ -344,16 +357,22 @@ int cli_parse(int argc, char **argv, struct cli *cli)
 		cli->check = true;
 		cli->backing = realpath(raw.backing ? raw.backing : ".", NULL);
 		if (!cli->backing)
-			cli_error("%s: %s", raw.backing ? raw.backing : ".",
-				  strerror(errno));
-		else if (!cli_convert(&raw, cli))
-			ret = 0;
-	} else if (!cli_convert(&raw, cli) && !cli_paths(&raw, &o, cli) &&
-		   !cli_mount_options(cli)) {
-		cli->foreground = o.foreground;
-		cli->debug = o.debug;
-		cli->singlethread = o.singlethread;
-		ret = 0;
+			ret = cli_error(errno, "%s: %s",
+					raw.backing ? raw.backing : ".",
+					strerror(errno));
+		else
+			ret = cli_convert(&raw, cli);
+	} else {
+		ret = cli_convert(&raw, cli);
+		if (!ret)
+			ret = cli_paths(&raw, &o, cli);
+		if (!ret)
+			ret = cli_mount_options(cli);
+		if (!ret) {
+			cli->foreground = o.foreground;
+			cli->debug = o.debug;
+			cli->singlethread = o.singlethread;
+		}
 	}
 out:
 	free(o.mountpoint);

@@ -42,15 +42,17 @@ struct cli {
 };
 
 /*
- * Returns 0 to go on, 1 when the command is done (help, version), or -1
- * after printing a one-line error.
+ * Returns 0 to go on, 1 when the command is done (help, version), or a
+ * negative errno after printing a one-line error (-EINVAL for a bad
+ * command line).
  */
 int cli_parse(int argc, char **argv, struct cli *cli);
 
 /* cli_vhost.c: virtiofsd's command line, chosen by --socket-path or --fd. */
 bool cli_vhost_wanted(int argc, char **argv);
 int cli_vhost_parse(int argc, char **argv, struct cli *cli);
-int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int cli_error(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 int cli_check_dir(const char *path, char **real);
 void cli_free(struct cli *cli);
 

@@ -99,7 +99,7 @@ static int cli_vcache(const struct cli_vraw *raw, struct cli *cli)
 	else if (!strcmp(c, "none"))
 		t = 0.0;
 	else
-		return cli_error("cache=%s: expected auto, always or none", c);
+		return cli_error(EINVAL, "cache=%s: expected auto, always or none", c);
 	if (raw->timeout >= 0)
 		t = raw->timeout;
 	cli->entry_timeout = raw->entry_timeout >= 0 ? raw->entry_timeout : t;
@@ -110,32 +110,36 @@ static int cli_vcache(const struct cli_vraw *raw, struct cli *cli)
 static int cli_vconvert(struct cli_vraw *raw, struct cli *cli)
 {
 	const char *level = raw->log_level ? raw->log_level : "info";
+	int err;
 
 	if (raw->refused)
-		return cli_error("%s: not supported in virtiofs mode (see rnotifyfs --help)",
+		return cli_error(EINVAL, "%s: not supported in virtiofs mode (see rnotifyfs --help)",
 				 raw->refused);
 	if (raw->socket_path && raw->fd >= 0)
-		return cli_error("--socket-path and --fd: give one");
+		return cli_error(EINVAL, "--socket-path and --fd: give one");
 	if (!raw->socket_path && raw->fd < 0)
-		return cli_error("--fd=%d: not a file descriptor", raw->fd);
+		return cli_error(EINVAL, "--fd=%d: not a file descriptor", raw->fd);
 	if (!raw->source)
-		return cli_error("-o source=DIR is needed with --socket-path or --fd");
+		return cli_error(EINVAL, "-o source=DIR is needed with --socket-path or --fd");
 	if (raw->delivery && strcmp(raw->delivery, "none"))
-		return cli_error("delivery=%s: over virtiofs only delivery=none is implemented yet",
+		return cli_error(EINVAL, "delivery=%s: over virtiofs only delivery=none is implemented yet",
 				 raw->delivery);
 	if (raw->thread_pool < -1)
-		return cli_error("--thread-pool-size=%d: expected 0 or more",
+		return cli_error(EINVAL, "--thread-pool-size=%d: expected 0 or more",
 				 raw->thread_pool);
 	if (strcmp(level, "debug") && strcmp(level, "info") &&
 	    strcmp(level, "warn") && strcmp(level, "err"))
-		return cli_error("log_level=%s: expected debug, info, warn or err",
+		return cli_error(EINVAL, "log_level=%s: expected debug, info, warn or err",
 				 level);
 	if ((raw->timeout < 0 && raw->timeout != -1) ||
 	    (raw->entry_timeout < 0 && raw->entry_timeout != -1) ||
 	    (raw->attr_timeout < 0 && raw->attr_timeout != -1))
-		return cli_error("timeouts must not be negative");
-	if (cli_vcache(raw, cli) || cli_check_dir(raw->source, &cli->backing))
-		return -1;
+		return cli_error(EINVAL, "timeouts must not be negative");
+	err = cli_vcache(raw, cli);
+	if (!err)
+		err = cli_check_dir(raw->source, &cli->backing);
+	if (err)
+		return err;
 	cli->vhost = true;
 	cli->socket_fd = raw->fd;
 	cli->socket_path = raw->socket_path;
@@ -159,7 +163,7 @@ int cli_vhost_parse(int argc, char **argv, struct cli *cli)
 {
 	struct cli_vraw raw = { .fd = -1, .thread_pool = -1, .timeout = -1,
 				.entry_timeout = -1, .attr_timeout = -1 };
-	int ret = -1;
+	int ret = -EINVAL;
 
 	memset(cli, 0, sizeof(*cli));
 	cli->socket_fd = -1;
@@ -167,7 +171,7 @@ int cli_vhost_parse(int argc, char **argv, struct cli *cli)
 	if (fuse_opt_parse(&cli->args, &raw, cli_vspec, cli_vrefuse))
 		goto out;
 	if (!raw.help && !raw.version && !vhost_io_available()) {
-		cli_error("built without libvhost-user: no virtiofs mode (run scripts/setup-vhost, then make)");
+		ret = cli_error(ENOTSUP, "built without libvhost-user: no virtiofs mode (run scripts/setup-vhost, then make)");
 	} else if (raw.caps) {
 		/* What libvirt asks virtiofsd, answered as virtiofsd does. */
 		printf("{\n  \"type\": \"fs\"\n}\n");
@@ -179,15 +183,13 @@ int cli_vhost_parse(int argc, char **argv, struct cli *cli)
 
 		fuse_opt_free_args(&cli->args);
 		ret = cli_parse(2, one, cli);
-	} else if (!cli_vconvert(&raw, cli)) {
+	} else if (!(ret = cli_vconvert(&raw, cli))) {
 		/* The session gets libfuse's options only: no mount. */
 		fuse_opt_free_args(&cli->args);
 		cli->args = (struct fuse_args)FUSE_ARGS_INIT(0, NULL);
 		if (fuse_opt_add_arg(&cli->args, argv[0]) ||
 		    (cli->debug && fuse_opt_add_arg(&cli->args, "-odebug")))
-			cli_error("out of memory");
-		else
-			ret = 0;
+			ret = cli_error(ENOMEM, "out of memory");
 	}
 out:
 	free(raw.socket_path);

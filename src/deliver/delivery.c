@@ -102,7 +102,7 @@ static void delivery_free(struct delivery *d)
 
 /*
  * Replay: the pump's threads fill a queue and take turns draining it, so
- * that one reads the host while the other replays.
+ * that one reads the host while the other replays. 0, or a negative errno.
  */
 static int replay_backend(struct delivery *d, struct cpu_pin *pin,
 			  bool private_mounts, struct event_sink *sink)
@@ -117,7 +117,7 @@ static int replay_backend(struct delivery *d, struct cpu_pin *pin,
 
 	d->queue = event_queue_new(d->cfg.queue_size);
 	if (!d->queue)
-		return -1;
+		return -errno;
 	/* A burst past the queue then waits in the host's, and is not lost. */
 	if (watch_keeps_unread(d->watch))
 		event_queue_wait_for_room(d->queue, watch_fd(d->watch),
@@ -125,7 +125,7 @@ static int replay_backend(struct delivery *d, struct cpu_pin *pin,
 	rc.queue = d->queue;
 	d->replay = replay_new(&rc);
 	if (!d->replay)
-		return -1;
+		return -errno;
 	*sink = (struct event_sink){
 		.event = replay_queue_event,
 		.drained = replay_drained,
@@ -135,7 +135,7 @@ static int replay_backend(struct delivery *d, struct cpu_pin *pin,
 	return 0;
 }
 
-/* Protocol: the pump thread sends each event itself. */
+/* Protocol: the pump thread sends each event itself. 0, or a negative errno. */
 static int protocol_backend(struct delivery *d, int fuse_fd,
 			    bool private_mounts, struct event_sink *sink)
 {
@@ -160,7 +160,7 @@ static int protocol_backend(struct delivery *d, int fuse_fd,
 				       d->fs);
 	d->send = proto_send_new(&pc);
 	if (!d->send)
-		return -1;
+		return -errno;
 	*sink = (struct event_sink){
 		.event = proto_send_event,
 		.drained = proto_send_drained,
@@ -171,7 +171,8 @@ static int protocol_backend(struct delivery *d, int fuse_fd,
 
 /*
  * The host watcher first: its limits are the user's (fs.fanotify.*,
- * fs.inotify.*), so a refusal is said before anything is mounted.
+ * fs.inotify.*), so a refusal is said before anything is mounted. 0, or
+ * a negative errno after watch_open() said why.
  */
 static int delivery_watch(struct delivery *d)
 {
@@ -184,7 +185,7 @@ static int delivery_watch(struct delivery *d)
 
 	d->watch = watch_open(&wc);
 	if (!d->watch)
-		return -1;
+		return -errno;
 	if (!strcmp(watch_backend_name(d->watch), "inotify")) {
 		fs_set_change_hook(d->fs, own_change, d->watch);
 		d->hooked = d->fs;
@@ -230,6 +231,7 @@ static int sink_thread_init(void *arg)
 	       d->backend.thread_init(d->backend.arg) : 0;
 }
 
+/* The backend, then the pump that feeds it: 0, or a negative errno. */
 static int delivery_chain(struct delivery *d, int fuse_fd,
 			  struct cpu_pin *pin, bool private_mounts)
 {
@@ -239,16 +241,18 @@ static int delivery_chain(struct delivery *d, int fuse_fd,
 		.thread_init = sink_thread_init,
 		.arg = d,
 	};
+	int ret;
 
 	/* The kernel's protocol when it was negotiated at INIT. */
-	if (session_io_active(d->sio) ?
-	    protocol_backend(d, fuse_fd, private_mounts, &d->backend) :
-	    replay_backend(d, pin, private_mounts, &d->backend))
-		return -1;
+	ret = session_io_active(d->sio) ?
+	      protocol_backend(d, fuse_fd, private_mounts, &d->backend) :
+	      replay_backend(d, pin, private_mounts, &d->backend);
+	if (ret)
+		return ret;
 	fs_passthrough_closes_taken(d->fs);
 	d->pump = event_pump_start(d->watch, &sink,
 				   d->replay ? EVENT_PUMP_MAX_THREADS : 1);
-	return d->pump ? 0 : -1;
+	return d->pump ? 0 : -errno;
 }
 
 /* Why delivery cannot run as asked, or NULL if it can. */
@@ -282,7 +286,7 @@ struct delivery *delivery_new(const struct delivery_config *cfg,
 	d->cfg = *cfg;
 	d->fs = fs;
 	/* watch_open() logged why. */
-	if (delivery_watch(d)) {
+	if (delivery_watch(d) < 0) {
 		delivery_free(d);
 		*fatal = true;
 		return NULL;
@@ -295,6 +299,7 @@ struct delivery *delivery_start(struct delivery *d, struct session_io *sio,
 				bool private_mounts, bool *fatal)
 {
 	const char *why;
+	int ret;
 
 	*fatal = false;
 	if (!d)
@@ -309,9 +314,10 @@ struct delivery *delivery_start(struct delivery *d, struct session_io *sio,
 		delivery_free(d);
 		return NULL;
 	}
-	if (delivery_chain(d, fuse_fd, pin, private_mounts)) {
+	ret = delivery_chain(d, fuse_fd, pin, private_mounts);
+	if (ret < 0) {
 		fuse_log(FUSE_LOG_ERR, "rnotifyfs: cannot start delivery: %s\n",
-			 strerror(errno));
+			 strerror(-ret));
 		delivery_free(d);
 		*fatal = true;
 		return NULL;

@@ -124,7 +124,7 @@ static void *pump_main(void *arg)
 	struct pump_thread *t = arg;
 	struct event_pump *p = t->pump;
 	bool drains = true;
-	int ret, err;
+	int ret;
 
 	/*
 	 * A thread that cannot drain still reads: the host's queue is not
@@ -135,13 +135,12 @@ static void *pump_main(void *arg)
 	while (pump_wait(t)) {
 		pump_take_watcher(p, drains);
 		ret = watch_read(p->watch, pump_event, p);
-		err = errno;
 		pump_release_watcher(p);
 		if (ret < 0) {
 			if (!atomic_exchange(&p->failed, true))
 				fuse_log(FUSE_LOG_ERR,
 					 "rnotifyfs: host watcher failed: %s; remote changes are no longer delivered\n",
-					 strerror(err));
+					 strerror(-ret));
 			break;
 		}
 		if (drains && p->sink.drained)
@@ -150,6 +149,7 @@ static void *pump_main(void *arg)
 	return NULL;
 }
 
+/* t's epoll set: 0, or a negative errno. */
 static int thread_epoll(struct event_pump *p, struct pump_thread *t)
 {
 	struct epoll_event watch = {
@@ -161,15 +161,14 @@ static int thread_epoll(struct event_pump *p, struct pump_thread *t)
 	t->pump = p;
 	t->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (t->epfd < 0)
-		return -1;
+		return -errno;
 	if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, watch.data.fd, &watch) ||
 	    epoll_ctl(t->epfd, EPOLL_CTL_ADD, p->stop_fd, &stop)) {
 		int err = errno;
 
 		close(t->epfd);
 		t->epfd = -1;
-		errno = err;
-		return -1;
+		return -err;
 	}
 	return 0;
 }
@@ -195,18 +194,18 @@ static void pump_free(struct event_pump *p)
 	free(p);
 }
 
+/* 0, or a negative errno. */
 static int pump_thread_start(struct event_pump *p, struct pump_thread *t)
 {
 	int err;
 
-	if (thread_epoll(p, t))
-		return -1;
+	err = thread_epoll(p, t);
+	if (err)
+		return err;
 	p->nthreads++;
 	err = pthread_create(&t->thread, NULL, pump_main, t);
-	if (err) {
-		errno = err;
-		return -1;
-	}
+	if (err)
+		return -err;
 	t->started = true;
 	return 0;
 }
@@ -230,11 +229,10 @@ struct event_pump *event_pump_start(struct watch *w,
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->handed_more, NULL);
 	p->stop_fd = eventfd(0, EFD_CLOEXEC);
-	for (i = 0; p->stop_fd >= 0 && i < threads; i++)
-		if (pump_thread_start(p, &p->threads[i]))
-			break;
-	if (p->stop_fd < 0 || i < threads) {
-		err = errno;
+	err = p->stop_fd < 0 ? errno : 0;
+	for (i = 0; !err && i < threads; i++)
+		err = -pump_thread_start(p, &p->threads[i]);
+	if (err) {
 		pump_free(p);
 		errno = err;
 		return NULL;

@@ -12,7 +12,7 @@
 
 #include "caller.h"
 #include "fs_internal.h"
-#include "name_check.h"
+#include "name_validate.h"
 
 struct fs_make {
 	enum fs_gate_op op;
@@ -57,7 +57,7 @@ static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name,
 		return;
 	}
 	dir = fs_inode_get(fs, parent);
-	err = dir ? fs_name_check(name, false) : -ESTALE;
+	err = dir ? fs_name_validate(name, false) : -ESTALE;
 	if (!err && a.verdict == FS_GATE_ANSWER) {
 		fs_answer_create(req, dir, name, &a.st);
 		fs_inode_put(fs, dir);

@@ -176,11 +176,10 @@ static size_t fill_batch(fuse_req_t req, struct fs_dir *d,
 	bool attrs;
 
 	*err = 0;
-	if (off != dir_stream_tell(d->entries) &&
-	    dir_stream_seek(d->entries, off)) {
-		*err = errno;
+	if (off != dir_stream_tell(d->entries))
+		*err = -dir_stream_seek(d->entries, off);
+	if (*err)
 		return 0;
-	}
 	/* Only a plus batch from offset 0 needs to look ahead. */
 	attrs = !plus || off ||
 		dir_stream_at_most(d->entries, FS_PLUS_SMALL);

@@ -51,13 +51,13 @@ static char *bytes(const struct dir_stream *s)
 	return (char *)s->buf;
 }
 
-/* Makes room for one read at the buffer's end; false (errno) if none. */
-static bool room(struct dir_stream *s)
+/* Makes room for one read at the buffer's end: 0, or a negative errno. */
+static int room(struct dir_stream *s)
 {
 	if (!s->buf) {
 		s->buf = malloc(DIR_STREAM_BUF);
 		if (!s->buf)
-			return false;
+			return -ENOMEM;
 	}
 	if (s->head == s->tail) {
 		s->head = 0;
@@ -69,21 +69,22 @@ static bool room(struct dir_stream *s)
 		s->head = 0;
 	}
 	if (DIR_STREAM_BUF - s->tail >= DIR_STREAM_READ)
-		return true;
-	errno = ENOBUFS;
-	return false;
+		return 0;
+	return -ENOBUFS;
 }
 
-/* One getdents64 appended to the buffer; -1 (errno) if it failed. */
+/* One getdents64 appended to the buffer: 0, or a negative errno. */
 static int fill(struct dir_stream *s)
 {
 	ssize_t n;
+	int ret;
 
-	if (!room(s))
-		return -1;
+	ret = room(s);
+	if (ret)
+		return ret;
 	n = getdents64(s->fd, bytes(s) + s->tail, DIR_STREAM_BUF - s->tail);
 	if (n < 0)
-		return -1;
+		return -errno;
 	if (n == 0)
 		s->end = true;
 	s->tail += n;
@@ -92,8 +93,15 @@ static int fill(struct dir_stream *s)
 
 const struct dirent64 *dir_stream_peek(struct dir_stream *s)
 {
-	if (s->head == s->tail && !s->end && fill(s))
-		return NULL;
+	int ret;
+
+	if (s->head == s->tail && !s->end) {
+		ret = fill(s);
+		if (ret) {
+			errno = -ret;
+			return NULL;
+		}
+	}
 	errno = 0;
 	if (s->head == s->tail)
 		return NULL;
@@ -119,7 +127,7 @@ off_t dir_stream_tell(const struct dir_stream *s)
 int dir_stream_seek(struct dir_stream *s, off_t off)
 {
 	if (lseek(s->fd, off, SEEK_SET) < 0)
-		return -1;
+		return -errno;
 	s->head = 0;
 	s->tail = 0;
 	s->end = false;

@@ -32,7 +32,7 @@ const struct dirent64 *dir_stream_peek(struct dir_stream *s);
 void dir_stream_next(struct dir_stream *s);
 /* Where the next entry is: 0, or the d_off of the last one passed. */
 off_t dir_stream_tell(const struct dir_stream *s);
-/* Moves to off (0 or a d_off the directory gave); 0 or -1 (errno). */
+/* Moves to off (0 or a d_off the directory gave): 0, or a negative errno. */
 int dir_stream_seek(struct dir_stream *s, off_t off);
 
 /*

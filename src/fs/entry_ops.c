@@ -17,7 +17,7 @@
 
 #include "caller.h"
 #include "fs_internal.h"
-#include "name_check.h"
+#include "name_validate.h"
 #include "names_shown.h"
 
 #define FS_MAX_DEPTH 4096	/* bound on the walk up to the root */
@@ -90,7 +90,7 @@ static int lookup_name(struct fs *fs, struct fs_inode *dir, const char *name,
 	}
 	if (!strcmp(name, ".."))
 		return lookup_dotdot(fs, dir, child, st);
-	err = fs_name_check(name, false);
+	err = fs_name_validate(name, false);
 	if (err)
 		return err;
 	return fs_entry_learn(fs, dir, name, child, st);
@@ -174,7 +174,7 @@ static int link_node(fuse_req_t req, struct fs_inode *in,
 {
 	struct fs *fs = fs_of(req);
 	char path[64];
-	int err = fs_name_check(name, false);
+	int err = fs_name_validate(name, false);
 	struct fs_caller who;
 	struct fs_change c;
 
@@ -254,7 +254,7 @@ static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
 		return;
 	}
 	dir = fs_inode_get(fs, parent);
-	err = dir ? fs_name_check(name, false) : -ESTALE;
+	err = dir ? fs_name_validate(name, false) : -ESTALE;
 	if (!err && dir->fd < 0)
 		err = -ESTALE;
 	if (!err) {
@@ -299,9 +299,9 @@ static int rename_backing(fuse_req_t req, struct fs_inode *dir,
 
 	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
 		return -EINVAL;
-	err = fs_name_check(name, false);
+	err = fs_name_validate(name, false);
 	if (!err)
-		err = fs_name_check(newname, false);
+		err = fs_name_validate(newname, false);
 	if (err)
 		return err;
 	if (dir->fd < 0 || newdir->fd < 0)

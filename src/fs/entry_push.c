@@ -9,7 +9,7 @@
 #include <errno.h>
 
 #include "fs_internal.h"
-#include "name_check.h"
+#include "name_validate.h"
 #include "names_shown.h"
 
 /*
@@ -33,7 +33,7 @@ int fs_entry_push(struct fs *fs, uint64_t parent, const char *name,
 
 	if (!dir)
 		return -ENOENT;
-	err = dir->fd < 0 ? -ESTALE : fs_name_check(name, false);
+	err = dir->fd < 0 ? -ESTALE : fs_name_validate(name, false);
 	if (!err)
 		err = fs_entry_learn(fs, dir, name, &child, &st);
 	/* The name was taken over by another object since the event. */

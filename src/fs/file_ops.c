@@ -37,7 +37,7 @@
 
 #include "caller.h"
 #include "fs_internal.h"
-#include "name_check.h"
+#include "name_validate.h"
 #include "names_shown.h"
 #include "passthrough.h"
 
@@ -136,7 +136,7 @@ static int create_backing(fuse_req_t req, struct fs_inode *dir,
 			  const char *name, mode_t mode, int flags)
 {
 	struct fs *fs = fs_of(req);
-	int fd, err = fs_name_check(name, false);
+	int fd, err = fs_name_validate(name, false);
 	struct fs_caller who;
 	struct fs_change c;
 
@@ -178,7 +178,7 @@ static bool create_answered(fuse_req_t req, fuse_ino_t parent,
 		return false;
 	dir = fs_inode_get(fs, parent);
 	err = a.verdict == FS_GATE_ERR ? a.err :
-	      dir ? -fs_name_check(name, false) : ESTALE;
+	      dir ? -fs_name_validate(name, false) : ESTALE;
 	if (err)
 		fuse_reply_err(req, err);
 	else

@@ -20,7 +20,7 @@
 
 #include "caller.h"
 #include "fs_internal.h"
-#include "name_check.h"
+#include "name_validate.h"
 #include "names_shown.h"
 #include "shed.h"
 #include "shed_bound.h"
@@ -160,7 +160,7 @@ int fs_backing_statat(struct fs *fs, uint64_t parent, const char *name,
 		      struct stat *st)
 {
 	struct fs_inode *dir = fs_inode_get(fs, parent);
-	int err = dir ? fs_name_check(name, true) : -ENOENT;
+	int err = dir ? fs_name_validate(name, true) : -ENOENT;
 
 	if (!err && dir->fd < 0)
 		err = -ESTALE;

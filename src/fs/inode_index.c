@@ -218,13 +218,13 @@ int fs_table_held_handle(struct fs_table *t, const void *handle, size_t len,
 	int held;
 
 	if (len > MAX_HANDLE_SZ)
-		return -1;
+		return -EAGAIN;
 	pthread_mutex_lock(&t->lock);
 	in = find_handle(t, &k);
 	if (!in) {
-		held = t->unindexed ? -1 : 0;
+		held = t->unindexed ? -EAGAIN : 0;
 	} else if (!in->root_mount) {
-		held = -1;	/* another mount's handles may look alike */
+		held = -EAGAIN;	/* another mount's handles may look alike */
 	} else {
 		*id = in->id;
 		held = 1;

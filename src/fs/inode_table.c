@@ -53,9 +53,9 @@
  * of O_PATH fds, which waits for nothing: name_to_handle_at(), fstatfs()
  * and open_by_handle_at(), which may wait for a slow backing store, run
  * without it. No request ever waits for the kernel or for another
- * request while holding it. nodeid, generation, type, id, ghost and the tail (a ghost's stat or
- * the host handle) never change after creation and are read without it,
- * as is fd by anyone holding a reference.
+ * request while holding it. nodeid, generation, type, id, ghost and the
+ * tail (a ghost's stat or the host handle) never change after creation
+ * and are read without it, as is fd by anyone holding a reference.
  *
  * Memory. An inode is most of what a watched directory costs, so it is
  * one allocation: attributes are not kept (but a ghost's), the handle is
@@ -179,7 +179,7 @@ unsigned long fs_table_live_locked(const struct fs_table *t)
  * past it counting the files asked for, which the shedder checks for
  * files the kernel kept (shed.c): once, as the count crosses it.
  */
-static void shed_check(struct fs_table *t)
+static void shed_wake_if_due(struct fs_table *t)
 {
 	unsigned long live = fs_table_live_locked(t);
 
@@ -204,7 +204,7 @@ void fs_table_set_bound(struct fs_table *t, unsigned long max)
 	t->max_inodes = max;
 	t->shed_low = max - max / 10;
 	t->shed_at = max;
-	shed_check(t);
+	shed_wake_if_due(t);
 	pthread_mutex_unlock(&t->lock);
 }
 
@@ -283,7 +283,7 @@ static struct fs_inode *inode_new(struct fs_table *t, int fd,
 	in->hashed = true;
 	if (fd >= 0 && in->nodeid != FS_TABLE_ROOT)
 		t->nfds++;
-	shed_check(t);
+	shed_wake_if_due(t);
 	return in;
 }
 

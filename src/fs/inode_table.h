@@ -159,7 +159,7 @@ bool fs_table_resolve_handle(struct fs_table *t, const void *handle,
 			     size_t len, int type, struct rn_id *id);
 /*
  * Is the object with this host handle, on the backing root's file system,
- * one the table holds? 1 with its *id; 0 if certainly not; -1 if the
+ * one the table holds? 1 with its *id; 0 if certainly not; -EAGAIN if the
  * table cannot tell (some real inode is not found by its handle, or the
  * one found was learned on another mount).
  */

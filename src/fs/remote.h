@@ -202,7 +202,7 @@ void fs_boundary_moved(struct fs *fs);
 
 /*
  * Does the client hold the object with this host file handle? 1 with its
- * host id; 0 if it does not; -1 if the server cannot tell without
+ * host id; 0 if it does not; -EAGAIN if the server cannot tell without
  * decoding the handle. No syscall.
  */
 int fs_held_handle(struct fs *fs, const void *handle, size_t len, int type,

@@ -54,10 +54,10 @@ size_t fs_shed_pick_locked(struct fs_table *t, size_t want,
 			   struct fs_shed_batch *b);
 
 /*
- * After a reply with an entry the kernel did not hold: waits, at most ms, until the shedder sends
- * a name if the table is past its bound by 1/FS_SHED_THROTTLE_OVER of it
- * and the shedder has names to send. 0 (also if no wait was needed) or
- * -ETIMEDOUT.
+ * After a reply with an entry the kernel did not hold: waits, at most ms,
+ * until the shedder sends a name if the table is past its bound by
+ * 1/FS_SHED_THROTTLE_OVER of it and the shedder has names to send. 0
+ * (also if no wait was needed) or -ETIMEDOUT.
  */
 int fs_shed_throttle(struct fs_table *t, unsigned int ms);
 /*

@@ -7,6 +7,7 @@
  * shed, cannot hold the lock for long; what it passes over is rotated to
  * the head of its list, so the next walk goes on where this one stopped.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "names_shown.h"
@@ -34,7 +35,7 @@ static int add_name(void *arg, uint64_t parent, const char *name)
 	return 0;
 }
 
-/* All of in's names: 1, or 0 if it has none, -1 if b is too full. */
+/* All of in's names: 1, or 0 if it has none, -ENOSPC if b is too full. */
 static int add_names(struct fs_table *t, struct fs_inode *in,
 		     struct fs_shed_batch *b)
 {
@@ -43,7 +44,7 @@ static int add_names(struct fs_table *t, struct fs_inode *in,
 	if (fs_names_each_locked(t, in, add_name, b)) {
 		b->n = n;
 		b->used = used;
-		return -1;
+		return -ENOSPC;
 	}
 	return b->n > n;
 }

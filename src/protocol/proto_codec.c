@@ -24,7 +24,7 @@ _Static_assert(sizeof(struct fuse_entry_out) == 128, "entry size");
 _Static_assert(sizeof(struct fuse_fsnotify_rename_out) == 24,
 	       "rename size");
 
-int proto_name_check(const char *name, uint32_t namelen)
+int proto_name_validate(const char *name, uint32_t namelen)
 {
 	if (namelen > FUSE_FSNOTIFY_NAME_MAX)
 		return -EINVAL;
@@ -42,7 +42,7 @@ int proto_name_check(const char *name, uint32_t namelen)
 }
 
 /* Lost events concern the whole mount: the root, nothing else. */
-static int proto_overflow_check(const struct proto_event *ev)
+static int proto_overflow_validate(const struct proto_event *ev)
 {
 	if (ev->nodeid != FUSE_ROOT_ID || ev->generation || ev->cookie ||
 	    ev->namelen || ev->flags)
@@ -94,7 +94,7 @@ static bool proto_valid_type(uint32_t mode)
 	       S_ISSOCK(mode);
 }
 
-int proto_entry_check(const struct proto_event *ev)
+int proto_entry_validate(const struct proto_event *ev)
 {
 	const struct fuse_entry_out *e = &ev->entry;
 	bool isdir = ev->mask & FUSE_FSNOTIFY_ISDIR;
@@ -109,15 +109,15 @@ int proto_entry_check(const struct proto_event *ev)
 	return 0;
 }
 
-int proto_event_check(const struct proto_event *ev)
+int proto_event_validate(const struct proto_event *ev)
 {
 	uint32_t events = ev->mask & ~FUSE_FSNOTIFY_ISDIR;
 	uint32_t moves = FUSE_FSNOTIFY_MOVED_FROM | FUSE_FSNOTIFY_MOVED_TO;
 
 	if (ev->mask == FUSE_FSNOTIFY_Q_OVERFLOW)
-		return proto_overflow_check(ev);
+		return proto_overflow_validate(ev);
 	if (ev->mask & FUSE_FSNOTIFY_RENAME)
-		return proto_rename_check(ev);
+		return proto_rename_validate(ev);
 	if (!events || (events & ~proto_allowed(ev)))
 		return -EINVAL;
 	/* An object's removal comes alone (kernel patch 19). */
@@ -132,9 +132,9 @@ int proto_event_check(const struct proto_event *ev)
 		return -EINVAL;
 	if (ev->has_entry && !proto_may_have_entry(ev->mask, ev->namelen))
 		return -EINVAL;
-	if (ev->has_entry && proto_entry_check(ev))
+	if (ev->has_entry && proto_entry_validate(ev))
 		return -EINVAL;
-	return proto_name_check(ev->name, ev->namelen);
+	return proto_name_validate(ev->name, ev->namelen);
 }
 
 /* libfuse's rounding: whole seconds, then nanoseconds below one. */
@@ -201,7 +201,7 @@ int proto_encode_event(void *buf, size_t size, const struct proto_event *ev)
 	char *p;
 	int err;
 
-	err = proto_event_check(ev);
+	err = proto_event_validate(ev);
 	if (err)
 		return err;
 	if (ev->mask & FUSE_FSNOTIFY_RENAME)

@@ -76,7 +76,7 @@ struct proto_watch {
 };
 
 /* The kernel's rules for an event; 0 or -EINVAL. */
-int proto_event_check(const struct proto_event *ev);
+int proto_event_validate(const struct proto_event *ev);
 
 /*
  * Fill a child's entry as libfuse fills a LOOKUP reply: node, generation,

@@ -9,9 +9,9 @@
 #include "proto_codec.h"
 
 /* A name of an event: at most NAME_MAX, no '/' or NUL, not "." or "..". */
-int proto_name_check(const char *name, uint32_t namelen);
+int proto_name_validate(const char *name, uint32_t namelen);
 /* The kernel's checks of a LOOKUP reply, and not the directory itself. */
-int proto_entry_check(const struct proto_event *ev);
+int proto_entry_validate(const struct proto_event *ev);
 
 /*
  * Writes a notification's out-header (len), fixed part and name from ev
@@ -21,8 +21,8 @@ char *proto_put_head(void *buf, size_t len, const struct proto_event *ev);
 /* May a notification with this mask and name length carry an entry? */
 bool proto_may_have_entry(uint32_t mask, uint32_t namelen);
 
-/* FUSE_FSNOTIFY_RENAME: as proto_event_check() and _encode_. */
-int proto_rename_check(const struct proto_event *ev);
+/* FUSE_FSNOTIFY_RENAME: as proto_event_validate() and _encode_. */
+int proto_rename_validate(const struct proto_event *ev);
 int proto_rename_encode(void *buf, size_t size, const struct proto_event *ev);
 /* The length of a rename frame with these name lengths. */
 size_t proto_rename_len(uint32_t namelen, uint32_t newnamelen);

@@ -22,7 +22,7 @@ static bool rename_mask_ok(uint32_t mask, uint32_t cookie)
 	return mask == FUSE_FSNOTIFY_RENAME && !cookie;
 }
 
-int proto_rename_check(const struct proto_event *ev)
+int proto_rename_validate(const struct proto_event *ev)
 {
 	if (!rename_mask_ok(ev->mask, ev->cookie) || !ev->nodeid ||
 	    !ev->newdir || !ev->has_entry || ev->flags)
@@ -30,11 +30,11 @@ int proto_rename_check(const struct proto_event *ev)
 	/* Both places have a name: the "no name" of other frames is not one. */
 	if (!ev->namelen || !ev->newnamelen)
 		return -EINVAL;
-	if (proto_entry_check(ev) || ev->entry.nodeid == ev->newdir)
+	if (proto_entry_validate(ev) || ev->entry.nodeid == ev->newdir)
 		return -EINVAL;
-	if (proto_name_check(ev->name, ev->namelen))
+	if (proto_name_validate(ev->name, ev->namelen))
 		return -EINVAL;
-	return proto_name_check(ev->newname, ev->newnamelen);
+	return proto_name_validate(ev->newname, ev->newnamelen);
 }
 
 size_t proto_rename_len(uint32_t namelen, uint32_t newnamelen)
@@ -52,7 +52,7 @@ int proto_rename_encode(void *buf, size_t size, const struct proto_event *ev)
 		.newdir = ev->newdir, .newdir_generation = ev->newdir_generation,
 		.namelen = ev->newnamelen,
 	};
-	int err = proto_rename_check(ev);
+	int err = proto_rename_validate(ev);
 	char *p;
 
 	if (err)

@@ -69,7 +69,7 @@ int watch_fd_id(int fd, struct rn_id *id)
 	struct stat st;
 
 	if (fstat(fd, &st) < 0)
-		return -1;
+		return -errno;
 	id->dev = st.st_dev;
 	id->ino = st.st_ino;
 	id->gen = 0;
@@ -94,24 +94,26 @@ uint32_t watch_name_gen(int dfd, const char *name)
 
 int fan_scope_init(struct fan_scope *s, const struct watch_config *cfg)
 {
+	int ret;
+
 	memset(s, 0, sizeof(*s));
 	s->mount_fd = -1;
 	s->root_fd = cfg->backing_fd;
 	s->resolve = cfg->resolve;
 	s->resolve_arg = cfg->resolve_arg;
-	if (watch_fd_id(s->root_fd, &s->root) < 0)
-		return -1;
+	ret = watch_fd_id(s->root_fd, &s->root);
+	if (ret < 0)
+		return ret;
 	/* open_by_handle_at() refuses an O_PATH fd as its mount fd. */
 	s->mount_fd = openat(s->root_fd, ".",
 			     O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (s->mount_fd < 0)
-		return -1;
+		return -errno;
 	s->cache = handle_cache_new(FAN_SCOPE_CACHE);
 	s->chain = malloc(FAN_SCOPE_CHAIN * sizeof(*s->chain));
 	if (!s->cache || !s->chain) {
 		fan_scope_fini(s);
-		errno = ENOMEM;
-		return -1;
+		return -ENOMEM;
 	}
 	return 0;
 }
@@ -127,9 +129,11 @@ void fan_scope_fini(struct fan_scope *s)
 	s->mount_fd = -1;
 }
 
-/* Opens the object of a handle as O_PATH, or -1. */
+/* Opens the object of a handle as O_PATH: an fd, or a negative errno. */
 static int fan_scope_open(struct fan_scope *s, const struct fan_fid *fid)
 {
+	int fd;
+
 	union {
 		struct file_handle fh;
 		unsigned char buf[sizeof(struct file_handle) +
@@ -139,7 +143,8 @@ static int fan_scope_open(struct fan_scope *s, const struct fan_fid *fid)
 	u.fh.handle_bytes = fid->len;
 	u.fh.handle_type = fid->type;
 	memcpy(u.fh.f_handle, fid->handle, fid->len);
-	return open_by_handle_at(s->mount_fd, &u.fh, O_PATH | O_CLOEXEC);
+	fd = open_by_handle_at(s->mount_fd, &u.fh, O_PATH | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }
 
 /* /proc's link of fd into buf (NUL-terminated): its length or -errno. */
@@ -168,7 +173,7 @@ int fan_scope_path(struct fan_scope *s, const struct fan_fid *fid,
 
 	if (dir && rlen >= 0) {
 		fd = fan_scope_open(s, fid);
-		dlen = fd < 0 ? -errno : fan_scope_link(fd, dir, PATH_MAX);
+		dlen = fd < 0 ? fd : fan_scope_link(fd, dir, PATH_MAX);
 	}
 	if (fd >= 0)
 		close(fd);
@@ -278,7 +283,7 @@ enum fan_place fan_scope_place(struct fan_scope *s, const struct fan_fid *fid,
 {
 	enum fan_place place;
 	bool inside, placed;
-	int fd, err;
+	int fd;
 
 	if (!fid->present)
 		return FAN_UNKNOWN;
@@ -287,12 +292,11 @@ enum fan_place fan_scope_place(struct fan_scope *s, const struct fan_fid *fid,
 		return inside ? FAN_INSIDE : FAN_OUTSIDE;
 	fd = fan_scope_open(s, fid);
 	if (fd < 0) {
-		err = errno;
 		if (s->resolve && s->resolve(s->resolve_arg, fid->handle,
 					     fid->len, fid->type, id))
 			place = FAN_INSIDE;
 		else	/* gone and unknown: nothing to cache */
-			return err == ESTALE ? FAN_GONE : FAN_UNKNOWN;
+			return fd == -ESTALE ? FAN_GONE : FAN_UNKNOWN;
 	} else {
 		if (watch_fd_id(fd, id) < 0) {
 			close(fd);
@@ -353,7 +357,7 @@ void fan_scope_lost(struct fan_scope *s)
 bool fan_scope_obj(struct fan_scope *s, const struct fan_fid *fid,
 		   struct rn_id *id)
 {
-	int held = -1, fd;
+	int held = -EAGAIN, fd;
 	bool ok;
 
 	if (!fid->present)

@@ -35,6 +35,7 @@ struct fan_scope {
 	void *held_arg;
 };
 
+/* 0, or a negative errno (then nothing is held). */
 int fan_scope_init(struct fan_scope *s, const struct watch_config *cfg);
 void fan_scope_fini(struct fan_scope *s);
 

@@ -81,26 +81,26 @@ struct fan_watch *fan_watch_open(const struct watch_config *cfg)
 		return NULL;
 	w->pid = getpid();
 	w->paths.dir_path = fan_dir_path;
-	if (fan_scope_init(&w->scope, cfg) < 0)
+	err = -fan_scope_init(&w->scope, cfg);
+	if (err)
 		goto fail;
 	w->fd = fanotify_init(FAN_INIT_FLAGS, O_RDONLY | O_CLOEXEC);
-	if (w->fd < 0)
+	if (w->fd < 0) {
+		err = errno;
 		goto fail_scope;
+	}
 	/* "." and not NULL: an O_PATH fd is only accepted as a dirfd. */
 	if (fanotify_mark(w->fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
-			  FAN_WATCH_MASK, cfg->backing_fd, ".") < 0)
+			  FAN_WATCH_MASK, cfg->backing_fd, ".") < 0) {
+		err = errno;
 		goto fail_fd;
+	}
 	return w;
 fail_fd:
-	err = errno;
 	close(w->fd);
-	errno = err;
 fail_scope:
-	err = errno;
 	fan_scope_fini(&w->scope);
-	errno = err;
 fail:
-	err = errno;
 	free(w);
 	errno = err;
 	return NULL;
@@ -345,7 +345,7 @@ int fan_watch_read(struct fan_watch *w, watch_emit_fn emit, void *arg)
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			break;
 		if (n < 0)
-			return -1;
+			return -errno;
 		fan_decode(w->buf, (size_t)n, fan_record, w, &w->errors);
 		/*
 		 * Room left for any record: the queue was empty. Reading on
@@ -356,7 +356,7 @@ int fan_watch_read(struct fan_watch *w, watch_emit_fn emit, void *arg)
 	}
 	if (w->errors != errors)
 		fuse_log(FUSE_LOG_WARNING,
-			 "rnotify: watch: %u malformed fanotify records skipped\n",
+			 "rnotifyfs: watch: %u malformed fanotify records skipped\n",
 			 w->errors - errors);
 	return w->emitted;
 }

@@ -12,7 +12,7 @@
 
 #include "inotify_decode.h"
 
-static int inotify_name_check(const char *name, uint32_t room)
+static int inotify_name_validate(const char *name, uint32_t room)
 {
 	size_t n;
 
@@ -37,7 +37,7 @@ size_t inotify_decode(const void *buf, size_t len, struct inotify_record *out,
 		memcpy(&hdr, p, sizeof(hdr));
 		if (hdr.len > len - sizeof(hdr))
 			goto framing;
-		if (inotify_name_check((const char *)p + sizeof(hdr), hdr.len)) {
+		if (inotify_name_validate((const char *)p + sizeof(hdr), hdr.len)) {
 			out[n].wd = hdr.wd;
 			out[n].mask = hdr.mask;
 			out[n].cookie = hdr.cookie;

@@ -18,10 +18,11 @@
 
 #include "inotify_dirs.h"
 
-static struct inotify_dir **inotify_dirs_head(const struct inotify_dirs *d, int wd)
+static struct inotify_dir **inotify_dirs_head(const struct inotify_dirs *d,
+					      int wd)
 {
 	return (struct inotify_dir **)&d->bucket[(unsigned int)wd %
-					     INO_DIRS_BUCKETS];
+					     INOTIFY_DIRS_BUCKETS];
 }
 
 void inotify_dirs_free(struct inotify_dirs *d)
@@ -29,7 +30,7 @@ void inotify_dirs_free(struct inotify_dirs *d)
 	struct inotify_dir *e, *next;
 	size_t i;
 
-	for (i = 0; i < INO_DIRS_BUCKETS; i++) {
+	for (i = 0; i < INOTIFY_DIRS_BUCKETS; i++) {
 		for (e = d->bucket[i]; e; e = next) {
 			next = e->next;
 			free(e->name);
@@ -57,12 +58,12 @@ int inotify_dirs_set(struct inotify_dirs *d, int wd, int parent_wd,
 	char *copy = strdup(name);
 
 	if (!copy)
-		return -1;
+		return -ENOMEM;
 	if (!e) {
 		e = calloc(1, sizeof(*e));
 		if (!e) {
 			free(copy);
-			return -1;
+			return -ENOMEM;
 		}
 		e->wd = wd;
 		e->next = *inotify_dirs_head(d, wd);
@@ -77,13 +78,14 @@ int inotify_dirs_set(struct inotify_dirs *d, int wd, int parent_wd,
 	return 0;
 }
 
-struct inotify_dir *inotify_dirs_child(const struct inotify_dirs *d, int parent_wd,
+struct inotify_dir *inotify_dirs_child(const struct inotify_dirs *d,
+				       int parent_wd,
 			       const char *name)
 {
 	struct inotify_dir *e;
 	size_t i;
 
-	for (i = 0; i < INO_DIRS_BUCKETS; i++)
+	for (i = 0; i < INOTIFY_DIRS_BUCKETS; i++)
 		for (e = d->bucket[i]; e; e = e->next)
 			if (e->parent_wd == parent_wd &&
 			    strcmp(e->name, name) == 0)
@@ -127,7 +129,8 @@ char *inotify_dirs_path(const struct inotify_dirs *d, int wd)
 		return NULL;
 	p = buf + len - 1;
 	*p = '\0';
-	for (e = top; e->parent_wd >= 0; e = inotify_dirs_find(d, e->parent_wd)) {
+	for (e = top; e->parent_wd >= 0; e = inotify_dirs_find(d,
+	     e->parent_wd)) {
 		n = strlen(e->name);
 		p -= n;
 		memcpy(p, e->name, n);
@@ -137,6 +140,7 @@ char *inotify_dirs_path(const struct inotify_dirs *d, int wd)
 	return buf;
 }
 
+/* An fd, or a negative errno. */
 static int inotify_dirs_open_beneath(int dfd, const char *path)
 {
 	struct open_how how = {
@@ -144,8 +148,9 @@ static int inotify_dirs_open_beneath(int dfd, const char *path)
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
 			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
 	};
+	int fd = (int)syscall(SYS_openat2, dfd, path, &how, sizeof(how));
 
-	return (int)syscall(SYS_openat2, dfd, path, &how, sizeof(how));
+	return fd < 0 ? -errno : fd;
 }
 
 /*
@@ -155,38 +160,33 @@ static int inotify_dirs_open_beneath(int dfd, const char *path)
 int inotify_dirs_open_path(int root_fd, const char *path)
 {
 	char *copy = NULL, *rest, *cut;
-	int fd, next, err;
+	int fd, next;
 
 	if (strlen(path) < PATH_MAX)
 		return inotify_dirs_open_beneath(root_fd, path);
 	copy = strdup(path);
 	if (!copy)
-		return -1;
+		return -ENOMEM;
 	fd = root_fd;
 	for (rest = copy; strlen(rest) >= PATH_MAX; rest = cut + 1) {
 		cut = memrchr(rest, '/', PATH_MAX - 1);
 		if (!cut || cut == rest) {
-			errno = ENAMETOOLONG;	/* no component is */
-			next = -1;
+			next = -ENAMETOOLONG;	/* no component is */
 		} else {
 			*cut = '\0';
 			next = inotify_dirs_open_beneath(fd, rest);
 		}
-		err = errno;
 		if (fd != root_fd)
 			close(fd);
 		if (next < 0) {
 			free(copy);
-			errno = err;
-			return -1;
+			return next;
 		}
 		fd = next;
 	}
 	next = inotify_dirs_open_beneath(fd, rest);
-	err = errno;
 	close(fd);
 	free(copy);
-	errno = err;
 	return next;
 }
 
@@ -195,10 +195,8 @@ int inotify_dirs_open(const struct inotify_dirs *d, int root_fd, int wd)
 	char *path = inotify_dirs_path(d, wd);
 	int fd;
 
-	if (!path) {
-		errno = ENOENT;
-		return -1;
-	}
+	if (!path)
+		return -ENOENT;
 	fd = inotify_dirs_open_path(root_fd, path);
 	free(path);
 	return fd;
@@ -251,9 +249,9 @@ int inotify_dirs_each_below(const struct inotify_dirs *d, int wd,
 	if (!links || !wds) {
 		free(links);
 		free(wds);
-		return -1;
+		return -ENOMEM;
 	}
-	for (i = 0; i < INO_DIRS_BUCKETS; i++)
+	for (i = 0; i < INOTIFY_DIRS_BUCKETS; i++)
 		for (e = d->bucket[i]; e; e = e->next)
 			if (e->wd != e->parent_wd)
 				links[n++] = (struct inotify_link){ e->parent_wd,

@@ -1,23 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * inotify backend: one watch per directory of the export, added at open
- * and on every new directory.
+ * inotify backend: reads the queue of the watches inotify_tree.c keeps on
+ * every directory of the export, and turns its records into normalised
+ * events in host order. The state and its locks are described in
+ * inotify_watch_internal.h.
  *
- * Objects: w->dirs maps wd -> directory (inotify_dirs.c); a directory moved
- * out of the export is marked gone (with its subtree) and its watches
- * removed; its entries go when IN_IGNORED arrives. Directories are opened
- * with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) from the export
- * root (or from a directory so opened: inotify_dirs_open()) and watched
- * through /proc/self/fd/N, so no symlink is ever followed out of the
- * export (IN_DONT_FOLLOW cannot be used: it would watch the /proc magic
- * link itself; the openat2 flags give the same guarantee for every
- * component, not only the last).
- *
- * New directories: entries that arrived before the watch did are found
- * by a scan and reported as CREATE. Names so reported are remembered in
- * w->scanned until the next time the queue is drained (EAGAIN), so the
- * queued IN_CREATE of an entry found by the scan is not reported twice:
- * everything queued before the scan has been read by then.
+ * Directories: an IN_IGNORED record drops its wd from w->dirs; a
+ * directory that arrives is watched with all below it, one that leaves
+ * the export stops being watched (inotify_tree.c).
  *
  * Renames: IN_MOVED_FROM is held in w->from until the next record; an
  * IN_MOVED_TO with its cookie makes one MOVE. If the buffer ends, the
@@ -30,63 +20,26 @@
  * threads: expect_lock protects w->expect, and is the only state shared
  * with them. Everything else belongs to the reading thread.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fuse_log.h>
 #include <poll.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "inotify_dirs.h"
-#include "inotify_decode.h"
-#include "own_expect.h"
+#include "inotify_watch_internal.h"
 #include "watch_backend.h"
-#include "watch_limits.h"
 
-#define INO_MASK (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | \
-		  IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_DELETE_SELF | \
-		  IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK)
-#define INO_SELF_EVENTS (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE)
-#define INO_SCANNED_MAX 1024
-#define INO_BUF 65536
+#define INOTIFY_SELF_EVENTS (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE)
 /* How long a lone IN_MOVED_FROM waits for its IN_MOVED_TO. */
-#define INO_PARTNER_WAIT_MS 20
+#define INOTIFY_PARTNER_WAIT_MS 20
 
-struct inotify_name {
-	int wd;
-	uint32_t cookie;
-	bool isdir;
-	char name[NAME_MAX + 1];
-};
-
-struct inotify_watch {
-	int fd;
-	int root_fd;		/* not owned */
-	int root_wd;
-	struct inotify_dirs dirs;
-	pthread_mutex_t expect_lock;
-	struct own_expect expect;
-	bool from_set;
-	bool from_waited;	/* its partner was waited for */
-	struct inotify_name from;	/* a held IN_MOVED_FROM */
-	size_t nscanned;
-	struct inotify_name scanned[INO_SCANNED_MAX];
-	watch_emit_fn emit;
-	void *arg;
-	int emitted;
-	unsigned int errors;
-	struct inotify_record recs[INO_BUF / sizeof(struct inotify_event)];
-	char buf[INO_BUF] __attribute__((aligned(8)));
-};
-
-static void inotify_emit(struct inotify_watch *w, struct rn_event *ev,
-		     enum rn_event_kind kind)
+void inotify_emit(struct inotify_watch *w, struct rn_event *ev,
+		  enum rn_event_kind kind)
 {
 	ev->kind = kind;
 	w->emit(w->arg, ev);
@@ -111,236 +64,10 @@ static bool inotify_own_obj(struct inotify_watch *w, const struct rn_id *dir,
 	return own;
 }
 
-static bool inotify_own(struct inotify_watch *w, const struct rn_id *dir,
-		    const char *name, enum rn_event_kind kind)
+bool inotify_own(struct inotify_watch *w, const struct rn_id *dir,
+		 const char *name, enum rn_event_kind kind)
 {
 	return inotify_own_obj(w, dir, name, NULL, NULL, kind);
-}
-
-static void inotify_scanned_add(struct inotify_watch *w, int wd, const char *name)
-{
-	if (w->nscanned == INO_SCANNED_MAX)
-		return;		/* worst case: a duplicate CREATE */
-	w->scanned[w->nscanned].wd = wd;
-	strcpy(w->scanned[w->nscanned].name, name);
-	w->nscanned++;
-}
-
-static bool inotify_scanned_consume(struct inotify_watch *w, int wd, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < w->nscanned; i++) {
-		if (w->scanned[i].wd == wd &&
-		    strcmp(w->scanned[i].name, name) == 0) {
-			w->scanned[i] = w->scanned[--w->nscanned];
-			return true;
-		}
-	}
-	return false;
-}
-
-/*
- * Directories found by a scan and not yet watched: (parent wd, name), on
- * the heap. The walk below is a loop over this stack, not recursion: a
- * client can build a tree of any depth through the mount, and a stack
- * frame per level ran out of stack at every start after that (#30).
- */
-struct inotify_todo {
-	int parent_wd;
-	char *name;
-};
-
-struct inotify_todos {
-	struct inotify_todo *v;
-	size_t n, cap;
-};
-
-static int inotify_todo_push(struct inotify_todos *t, int parent_wd, const char *name)
-{
-	struct inotify_todo *v;
-	char *copy = strdup(name);
-	size_t cap;
-
-	if (!copy)
-		return -1;
-	if (t->n == t->cap) {
-		cap = t->cap ? t->cap * 2 : 16;
-		v = realloc(t->v, cap * sizeof(*v));
-		if (!v) {
-			free(copy);
-			return -1;
-		}
-		t->v = v;
-		t->cap = cap;
-	}
-	t->v[t->n].parent_wd = parent_wd;
-	t->v[t->n].name = copy;
-	t->n++;
-	return 0;
-}
-
-/* One entry found in a new directory: report it, queue dirs. */
-static void inotify_scan_entry(struct inotify_watch *w, int dfd, int wd,
-			   const struct rn_id *dir, const char *name,
-			   bool report, struct inotify_todos *todo)
-{
-	struct rn_event ev;
-	struct stat st;
-
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return;		/* already gone again: its DELETE is queued */
-	if (report) {
-		memset(&ev, 0, sizeof(ev));
-		ev.dir = *dir;
-		strcpy(ev.name, name);
-		ev.isdir = S_ISDIR(st.st_mode);
-		ev.obj.dev = st.st_dev;
-		ev.obj.ino = st.st_ino;
-		ev.obj.gen = watch_name_gen(dfd, name);
-		inotify_scanned_add(w, wd, name);
-		if (!inotify_own(w, dir, name, RN_EV_CREATE))
-			inotify_emit(w, &ev, RN_EV_CREATE);
-	}
-	if (S_ISDIR(st.st_mode) && inotify_todo_push(todo, wd, name) < 0)
-		fuse_log(FUSE_LOG_ERR,
-			 "rnotify: watch: out of memory: new directory %s not watched\n",
-			 name);
-}
-
-static void inotify_scan(struct inotify_watch *w, int fd, int wd,
-		     const struct rn_id *dir, bool report,
-		     struct inotify_todos *todo)
-{
-	struct dirent *de;
-	DIR *d;
-	int dfd;
-
-	dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return;
-	d = fdopendir(dfd);
-	if (!d) {
-		close(dfd);
-		return;
-	}
-	while ((de = readdir(d))) {
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		inotify_scan_entry(w, dirfd(d), wd, dir, de->d_name, report, todo);
-	}
-	closedir(d);
-}
-
-/*
- * Opens name in parent_wd (the export root for -1) as O_PATH: from
- * held_fd, the last directory watched, when that is the parent (so a
- * chain goes down one level per step), else by its path from the root.
- */
-static int inotify_open_child(struct inotify_watch *w, int parent_wd,
-			  const char *name, int held_wd, int held_fd)
-{
-	int pfd, fd, err;
-
-	if (parent_wd < 0)
-		return inotify_dirs_open_path(w->root_fd, ".");
-	if (parent_wd == held_wd)
-		return inotify_dirs_open_path(held_fd, name);
-	pfd = inotify_dirs_open(&w->dirs, w->root_fd, parent_wd);
-	if (pfd < 0)
-		return -1;
-	fd = inotify_dirs_open_path(pfd, name);
-	err = errno;
-	close(pfd);
-	errno = err;
-	return fd;
-}
-
-/* Watches the directory open as fd, named name in parent_wd: its wd. */
-static int inotify_watch_dir(struct inotify_watch *w, int fd, int parent_wd,
-			 const char *name, struct rn_id *id)
-{
-	char proc[64], *rel, *what;
-	int wd, err;
-
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	if (watch_fd_id(fd, id) < 0)
-		return -1;
-	id->gen = watch_name_gen(fd, "");
-	wd = inotify_add_watch(w->fd, proc, INO_MASK);
-	if (wd < 0) {
-		err = errno;
-		rel = parent_wd < 0 ? NULL : inotify_dirs_path(&w->dirs, parent_wd);
-		if (asprintf(&what, "inotify watch on %s/%s",
-			     rel ? rel : ".", name) < 0)
-			what = NULL;
-		watch_say_error(what ? what : "inotify watch",
-				WATCH_CALL_INOTIFY_ADD, err, "");
-		free(what);
-		free(rel);
-		errno = err;
-		return -1;
-	}
-	if (inotify_dirs_set(&w->dirs, wd, parent_wd, id, name) < 0) {
-		inotify_rm_watch(w->fd, wd);
-		errno = ENOMEM;
-		return -1;
-	}
-	return wd;
-}
-
-/*
- * Watches the directory name in parent_wd ("" in -1: the export root)
- * and everything below it; report: emit CREATE for what is found there.
- * Returns the top's wd, or -1 with errno.
- *
- * Depth first, from a stack on the heap, with at most four fds open
- * whatever the depth (the last directory watched, the one being opened,
- * its parent if that had to be opened again, and a read fd while its
- * entries are read): a directory whose parent is not the last one
- * watched is opened again from the root, by a path of any length. A
- * directory that cannot be opened (gone, a symlink now) or watched is
- * skipped with its subtree.
- */
-static int inotify_add_tree(struct inotify_watch *w, int parent_wd, const char *name,
-			bool report)
-{
-	struct inotify_todos todo = { 0 };
-	int held_fd = -1, held_wd = -1, top_wd = -1, fd, wd, err = 0;
-	bool top = true;
-	struct inotify_todo t;
-	struct rn_id id;
-
-	if (inotify_todo_push(&todo, parent_wd, name) < 0)
-		return -1;
-	while (todo.n) {
-		t = todo.v[--todo.n];
-		fd = inotify_open_child(w, t.parent_wd, t.name, held_wd, held_fd);
-		wd = fd < 0 ? -1 : inotify_watch_dir(w, fd, t.parent_wd, t.name,
-						 &id);
-		if (top) {
-			top_wd = wd;
-			err = errno;
-			top = false;
-		}
-		free(t.name);
-		if (wd < 0) {
-			if (fd >= 0)
-				close(fd);
-			continue;
-		}
-		inotify_scan(w, fd, wd, &id, report, &todo);
-		if (held_fd >= 0)
-			close(held_fd);
-		held_fd = fd;
-		held_wd = wd;
-	}
-	if (held_fd >= 0)
-		close(held_fd);
-	free(todo.v);
-	errno = err;
-	return top_wd;
 }
 
 /*
@@ -367,33 +94,11 @@ static void inotify_obj(struct inotify_watch *w, int wd, const char *name,
 }
 
 /* A directory arrived under wd (mkdir: report its contents; move: not). */
-static void inotify_dir_arrived(struct inotify_watch *w, int wd, const char *name,
+static void inotify_dir_arrived(struct inotify_watch *w, int wd,
+				const char *name,
 			    bool report)
 {
 	inotify_add_tree(w, wd, name, report);
-}
-
-static void inotify_forget_one(void *arg, int wd)
-{
-	struct inotify_watch *w = arg;
-	struct inotify_dir *d = inotify_dirs_find(&w->dirs, wd);
-
-	if (d)
-		d->gone = true;
-	inotify_rm_watch(w->fd, wd);
-}
-
-/* The directory name in wd left the export: stop watching its subtree. */
-static void inotify_dir_left(struct inotify_watch *w, int wd, const char *name)
-{
-	struct inotify_dir *d = inotify_dirs_child(&w->dirs, wd, name);
-
-	if (!d)
-		return;
-	if (inotify_dirs_each_below(&w->dirs, d->wd, inotify_forget_one, w) < 0)
-		fuse_log(FUSE_LOG_ERR,
-			 "rnotify: watch: out of memory: a directory moved out of the export stays watched below its top\n");
-	inotify_forget_one(w, d->wd);
 }
 
 static struct inotify_dir *inotify_live_dir(struct inotify_watch *w, int wd)
@@ -423,7 +128,8 @@ static void inotify_from_flush(struct inotify_watch *w)
 		inotify_emit(w, &ev, RN_EV_DELETE);
 }
 
-static void inotify_move(struct inotify_watch *w, const struct inotify_record *to)
+static void inotify_move(struct inotify_watch *w,
+			 const struct inotify_record *to)
 {
 	struct inotify_dir *from = inotify_live_dir(w, w->from.wd);
 	struct inotify_dir *dst = inotify_live_dir(w, to->wd), *c;
@@ -453,7 +159,8 @@ static void inotify_move(struct inotify_watch *w, const struct inotify_record *t
 }
 
 /* An event on a watched directory itself: only the root's are news. */
-static void inotify_self(struct inotify_watch *w, const struct inotify_record *r,
+static void inotify_self(struct inotify_watch *w,
+			 const struct inotify_record *r,
 		     const struct inotify_dir *d)
 {
 	struct rn_event ev;
@@ -485,7 +192,8 @@ static enum rn_event_kind inotify_kind(uint32_t mask)
 	return RN_EV_CLOSE_WRITE;
 }
 
-static void inotify_named(struct inotify_watch *w, const struct inotify_record *r,
+static void inotify_named(struct inotify_watch *w,
+			  const struct inotify_record *r,
 		      const struct inotify_dir *d)
 {
 	bool arrived = r->mask & (IN_CREATE | IN_MOVED_TO);
@@ -508,7 +216,8 @@ static void inotify_named(struct inotify_watch *w, const struct inotify_record *
 		inotify_emit(w, &ev, inotify_kind(r->mask));
 }
 
-static void inotify_take_record(struct inotify_watch *w, const struct inotify_record *r)
+static void inotify_take_record(struct inotify_watch *w,
+				const struct inotify_record *r)
 {
 	struct inotify_dir *d;
 
@@ -528,11 +237,12 @@ static void inotify_take_record(struct inotify_watch *w, const struct inotify_re
 	if (!r->name[0])
 		inotify_self(w, r, d);
 	else if (r->mask & (IN_CREATE | IN_DELETE | IN_MOVED_TO |
-			    INO_SELF_EVENTS))
+			    INOTIFY_SELF_EVENTS))
 		inotify_named(w, r, d);
 }
 
-static void inotify_record(struct inotify_watch *w, const struct inotify_record *r)
+static void inotify_record(struct inotify_watch *w,
+			   const struct inotify_record *r)
 {
 	if (w->from_set) {
 		if ((r->mask & IN_MOVED_TO) && r->cookie == w->from.cookie &&
@@ -570,7 +280,7 @@ static bool inotify_partner_may_come(struct inotify_watch *w)
 	if (!w->from_set || w->from_waited)
 		return false;
 	w->from_waited = true;
-	return poll(&p, 1, INO_PARTNER_WAIT_MS) == 1;
+	return poll(&p, 1, INOTIFY_PARTNER_WAIT_MS) == 1;
 }
 
 int inotify_watch_read(struct inotify_watch *w, watch_emit_fn emit, void *arg)
@@ -594,7 +304,7 @@ int inotify_watch_read(struct inotify_watch *w, watch_emit_fn emit, void *arg)
 		if (len < 0 && errno == EAGAIN)
 			break;
 		if (len < 0)
-			return -1;
+			return -errno;
 		n = inotify_decode(w->buf, (size_t)len, w->recs,
 			       sizeof(w->recs) / sizeof(w->recs[0]),
 			       &w->errors);
@@ -603,7 +313,7 @@ int inotify_watch_read(struct inotify_watch *w, watch_emit_fn emit, void *arg)
 	}
 	if (w->errors != errors)
 		fuse_log(FUSE_LOG_WARNING,
-			 "rnotify: watch: %u malformed inotify records skipped\n",
+			 "rnotifyfs: watch: %u malformed inotify records skipped\n",
 			 w->errors - errors);
 	/* Drained: nothing queued before a scan is still unread. */
 	w->nscanned = 0;
@@ -629,7 +339,7 @@ struct inotify_watch *inotify_watch_open(const struct watch_config *cfg)
 		goto fail;
 	w->root_wd = inotify_add_tree(w, -1, "", false);
 	if (w->root_wd < 0) {
-		err = errno;
+		err = -w->root_wd;
 		inotify_watch_close(w);
 		errno = err;
 		return NULL;

@@ -43,6 +43,7 @@ static bool watch_fan_refused(int err)
 	       watch_limit_met(watch_fan_call(err), err);
 }
 
+/* 0, or a negative errno after saying why. */
 static int watch_open_backend(struct watch *w, const struct watch_config *cfg)
 {
 	int err;
@@ -55,8 +56,7 @@ static int watch_open_backend(struct watch *w, const struct watch_config *cfg)
 		if (cfg->backend == WATCH_FANOTIFY || !watch_fan_refused(err)) {
 			watch_say_error("fanotify watch", watch_fan_call(err),
 					err, "");
-			errno = err;
-			return -1;
+			return -err;
 		}
 		/* Only a limit is worth a word: EPERM is the normal case. */
 		if (watch_limit_met(watch_fan_call(err), err))
@@ -71,28 +71,27 @@ static int watch_open_backend(struct watch *w, const struct watch_config *cfg)
 	if (err != ENOSPC)
 		watch_say_error("inotify watch", WATCH_CALL_INOTIFY_INIT, err,
 				"");
-	errno = err;
-	return -1;
+	return -err;
 }
 
 struct watch *watch_open(const struct watch_config *cfg)
 {
 	struct watch *w;
-	int err;
+	int ret;
 
 	if (!cfg || cfg->backing_fd < 0 || cfg->backend < WATCH_AUTO ||
 	    cfg->backend > WATCH_INOTIFY) {
-		fuse_log(FUSE_LOG_ERR, "rnotify: watch: bad configuration\n");
+		fuse_log(FUSE_LOG_ERR, "rnotifyfs: watch: bad configuration\n");
 		errno = EINVAL;
 		return NULL;
 	}
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return NULL;
-	if (watch_open_backend(w, cfg) < 0) {
-		err = errno;
+	ret = watch_open_backend(w, cfg);
+	if (ret < 0) {
 		free(w);
-		errno = err;
+		errno = -ret;
 		return NULL;
 	}
 	return w;

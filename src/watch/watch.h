@@ -34,7 +34,8 @@ typedef bool (*watch_resolve_fn)(void *arg, const void *handle, size_t len,
 
 /*
  * Is the object with this file handle one the consumer holds? 1 with its
- * *id; 0 if not; -1 if it cannot tell. See watch_objects().
+ * *id; 0 if not; -EAGAIN if it cannot tell (then the watcher decodes the
+ * handle). See watch_objects().
  */
 typedef int (*watch_held_fn)(void *arg, const void *handle, size_t len,
 			     int type, struct rn_id *id);
@@ -67,7 +68,7 @@ int watch_fd(const struct watch *w);
 
 /*
  * Reads what is ready without blocking and emits each event in host order.
- * Returns the number emitted, or -1 with errno set on a fatal error.
+ * Returns the number emitted, or a negative errno on a fatal error.
  */
 int watch_read(struct watch *w, watch_emit_fn emit, void *arg);
 

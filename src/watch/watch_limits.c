@@ -72,13 +72,13 @@ void watch_say_error(const char *what, enum watch_call call, int err,
 	char value[32];
 
 	if (!watch_limit_met(call, err)) {
-		fuse_log(FUSE_LOG_ERR, "rnotify: %s: %s%s\n", what,
+		fuse_log(FUSE_LOG_ERR, "rnotifyfs: %s: %s%s\n", what,
 			 strerror(err), tail);
 		return;
 	}
 	watch_knob_value(watch_knobs[call], value, sizeof(value));
 	fuse_log(FUSE_LOG_ERR,
-		 "rnotify: %s: %s: this user's %s are at the limit %s = %s, raise it%s\n",
+		 "rnotifyfs: %s: %s: this user's %s are at the limit %s = %s, raise it%s\n",
 		 what, strerror(err), watch_things[call], watch_knobs[call],
 		 value, tail);
 }

@@ -21,7 +21,7 @@ enum watch_call {
 bool watch_limit_met(enum watch_call call, int err);
 
 /*
- * Logs (fuse_log: stderr, or syslog in daemon mode) "rnotify: WHAT:
+ * Logs (fuse_log: stderr, or syslog in daemon mode) "rnotifyfs: WHAT:
  * strerror(err)", and when a per-user limit was met "; this user's ...
  * are at fs.x.y = N: raise it", then tail (may be ""), on one line.
  */

@@ -11,7 +11,10 @@
 #
 # Each step ends with a sentinel created in BACKING; the lines inotifywait
 # printed before the sentinel's line are the step's complete output and
-# must equal the expected ones. Waits poll a condition with a bound.
+# must equal the expected ones. The sentinel is made only once as many
+# lines as expected have come (10 s at most): it is a change of its own,
+# and would carry along a last event that the server held back until the
+# next one. Waits poll a condition with a bound.
 # Needs: inotify-tools, fuse3 (fusermount3).
 
 set -u
@@ -49,15 +52,15 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-# wait_until MS CMD...: polls CMD every 10 ms for at most MS ms.
+# wait_until MS CMD...: runs CMD every 10 ms until it succeeds, MS ms at
+# most by the clock (a count of tries stretches on a loaded host).
 wait_until() {
-	local ms=$1 i
+	local end=$((${EPOCHREALTIME//[.,]/} / 1000 + $1))
 	shift
-	for ((i = 0; i < ms / 10; i++)); do
-		"$@" && return 0
+	until "$@"; do
+		[ $((${EPOCHREALTIME//[.,]/} / 1000)) -lt $end ] || return 1
 		sleep 0.01
 	done
-	return 1
 }
 
 die() {
@@ -117,12 +120,19 @@ wait_live() {
 	lines_done=$(wc -l <"$log")
 }
 
-# expect NAME LINE...: the lines since the last step, up to a fresh
-# sentinel, must be exactly LINE... (paths relative to the mount).
+# came N: N lines or more since the last step.
+came() {
+	[ $(($(wc -l <"$log") - lines_done)) -ge "$1" ]
+}
+
+# expect NAME LINE...: as many lines as LINE... come by themselves; then
+# the lines since the last step, up to a fresh sentinel, must be exactly
+# LINE... (paths relative to the mount).
 expect() {
-	local name=$1 s=".sentinel-$seq" got want
+	local name=$1 s=".sentinel-$seq" got want alone=0
 	shift
 	seq=$((seq + 1))
+	wait_until 10000 came $# || alone=$?
 	# A symlink: its CREATE is its only event (touch adds ATTRIB,
 	# CLOSE_WRITE after the CREATE, which would spill into the next step).
 	ln -s x "$back/$s"
@@ -136,11 +146,15 @@ expect() {
 	      sed '/^CREATE \.sentinel-/,$d' | tr '\n' ',')
 	want=$(printf '%s\n' "$@" | tr '\n' ',')
 	lines_done=$(grep -nx "CREATE $mnt/$s" "$log" | cut -d: -f1)
-	if [ "$got" = "$want" ]; then
-		echo "PASS watchers/$name"
-	else
+	if [ "$got" != "$want" ]; then
 		echo "FAIL watchers/$name: expected [$want] got [$got]"
 		failed=1
+	elif [ $alone != 0 ]; then
+		echo "FAIL watchers/$name: [$want] came only after a later" \
+		     "change (the sentinel), not within 10 s by itself"
+		failed=1
+	else
+		echo "PASS watchers/$name"
 	fi
 }
 

@@ -25,6 +25,23 @@ extern int check_failures;
 		fflush(stdout);						\
 	} while (0)
 
+/*
+ * CHECK() in code that runs more than once with other settings: variant
+ * names the run, so that each run's lines have names of their own
+ * ("PASS remote create (inode mark)").
+ */
+#define CHECK_IN(variant, name, cond)					\
+	do {								\
+		if (cond) {						\
+			printf("PASS %s (%s)\n", (name), (variant));	\
+		} else {						\
+			printf("FAIL %s (%s): %s (%s:%d)\n", (name),	\
+			       (variant), #cond, __FILE__, __LINE__);	\
+			check_failures++;				\
+		}							\
+		fflush(stdout);						\
+	} while (0)
+
 /* Define check_failures once, in the file that has main(). */
 #define CHECK_MAIN_DEFS int check_failures
 

@@ -15,11 +15,14 @@
  *   events   inotify and fanotify readers that turn events into text by
  *            name: "CREATE|ISDIR d", "MOVED_FROM a", "f: ATTRIB" (the
  *            "f: " prefix is the label of the watch, when it has one).
- *   expect   e2e_expect() ends a scenario with a remote sentinel create
- *            and reads up to its CREATE: remote events are replayed in
- *            host order and local events are synchronous, so everything
- *            before the sentinel is the complete set. No sleeps: every
- *            wait is a poll() on a condition with a bound.
+ *   expect   e2e_expect() first reads as many events as the scenario
+ *            expects, waiting up to 10 s for them to come by themselves
+ *            (a last event held back until a next change fails here),
+ *            then ends the scenario with a remote sentinel create and
+ *            reads up to its CREATE: remote events are replayed in host
+ *            order and local events are synchronous, so everything before
+ *            the sentinel is the complete set. No sleeps: every wait is a
+ *            poll() on a condition with a bound.
  *
  * Single-threaded. A forked child never runs the teardown (it checks the
  * owner pid), so the remote actor may exit any way it likes.
@@ -37,6 +40,8 @@
 
 /* Per-event wait before a check gives up and prints what did arrive. */
 #define E2E_EVENT_TIMEOUT_MS 5000
+/* The wait for a check's expected events, before its sentinel is made. */
+#define E2E_EXPECT_WAIT_MS 10000
 
 /*
  * The watch mask a typical watcher uses: every event except the read-side
@@ -151,6 +156,9 @@ struct e2e_reader *e2e_fanotify_new(void);
 int e2e_fanotify_mark(struct e2e_reader *r, const char *label,
 		      const char *path, uint64_t mask);
 bool e2e_is_fanotify(const struct e2e_reader *r);
+/* A mask by name, as in an event's text ("CREATE|ISDIR"), into buf. */
+const char *e2e_mask_str(uint64_t mask, bool fanotify, char *buf,
+			 size_t len);
 /* 1: *ev filled; 0: nothing within timeout_ms; -1: read error. */
 int e2e_next(struct e2e_reader *r, struct e2e_ev *ev, int timeout_ms);
 void e2e_reader_free(struct e2e_reader *r);
@@ -183,8 +191,20 @@ int e2e_collect(struct e2e_reader *r, const char *sentinel_dir,
 int e2e_collect_n(struct e2e_reader *r, int n, int timeout_ms,
 		  struct e2e_evlist *got);
 /*
- * One check: the events up to the sentinel are exactly want[] (a NULL-
- * terminated list of texts), in order, and the rename cookies are right.
+ * First reads n more events into *got, with no sentinel: up to
+ * E2E_EXPECT_WAIT_MS for the n a check expects to come by themselves.
+ * Then e2e_collect(): a sentinel, and every event before its CREATE.
+ * Returns 0, or -1 with a reason in why: the sentinel never came, or
+ * fewer than n events came before it was made (a held-back event that
+ * only a later change released); *got holds every event read either way.
+ */
+int e2e_collect_expected(struct e2e_reader *r, const char *sentinel_dir,
+			 int n, struct e2e_evlist *got, char *why,
+			 size_t whylen);
+/*
+ * One check: want[] (a NULL-terminated list of texts) came by itself
+ * (e2e_collect_expected()), the events up to the sentinel are exactly
+ * want[], in order, and the rename cookies are right.
  */
 bool e2e_expect(struct e2e_reader *r, const char *sentinel_dir,
 		const char *check, const char *const *want);

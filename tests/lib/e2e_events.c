@@ -73,6 +73,16 @@ void e2e_ev_format(struct e2e_ev *ev, const char *label, bool fanotify)
 		snprintf(ev->text + len, cap - len, " %s", ev->name);
 }
 
+const char *e2e_mask_str(uint64_t mask, bool fanotify, char *buf,
+			 size_t len)
+{
+	struct e2e_ev ev = { .mask = mask };
+
+	e2e_ev_format(&ev, NULL, fanotify);
+	snprintf(buf, len, "%s", ev.text);
+	return buf;
+}
+
 static long e2e_now_ms(void)
 {
 	struct timespec ts;

@@ -47,7 +47,7 @@ static int proto_rename_decode(const void *buf, size_t len,
 	tmp.newname = p + out->namelen + sizeof(rn);
 	tmp.has_entry = true;
 	memcpy(&tmp.entry, tmp.newname + rn.namelen, sizeof(tmp.entry));
-	if (proto_rename_check(&tmp))
+	if (proto_rename_validate(&tmp))
 		return -EINVAL;
 	*ev = tmp;
 	return 0;
@@ -82,7 +82,7 @@ int proto_decode_event(const void *buf, size_t len, struct proto_event *ev)
 	if (tmp.has_entry)
 		memcpy(&tmp.entry, (const char *)buf + fixed + out.namelen,
 		       sizeof(tmp.entry));
-	if (proto_event_check(&tmp))
+	if (proto_event_validate(&tmp))
 		return -EINVAL;
 	*ev = tmp;
 	return 0;

@@ -123,6 +123,26 @@ def read_all(fd):
     return out
 
 
+# How long a check waits for the events it expects to come by themselves,
+# before it makes a sentinel (see Mount.collect).
+EXPECT_WAIT = 10
+
+
+def read_expected(ino, expect, seen, skip=lambda e: False,
+                  wait=EXPECT_WAIT):
+    """Reads ino's events into seen, with nothing changing meanwhile, until
+    the events a check expects have all come, for wait seconds at most.
+    expect is their number, or a function of the events read (but those
+    skip() drops) that says whether all have come. True once they have."""
+    def came():
+        evs = [e for e in seen if not skip(e)]
+        return expect(evs) if callable(expect) else len(evs) >= expect
+    end = time.monotonic() + wait
+    while not came() and time.monotonic() < end:
+        seen += ino.read(max(0.0, end - time.monotonic()))
+    return came()
+
+
 def wait_until(cond, timeout, step=0.01):
     """Polls cond() until it is true or timeout seconds passed."""
     end = time.monotonic() + timeout
@@ -295,7 +315,11 @@ class Mount:
     def sync(self, timeout=10):
         """A remote create in BACKING reaches a watcher on MNT, and so
         does its delete: a watcher added after sync() must not read the
-        delete's replay (load.py's reader read DELETE .sync1 at times)."""
+        delete's replay (load.py's reader read DELETE .sync1 at times).
+        Each of the two is waited for before the next change, so neither
+        needs a later change to come: a server that held a last event
+        back fails here. (An earlier change's event it releases is no
+        check's: sync() is a barrier, not an expectation.)"""
         ino = Inotify()
         try:
             if ino.add(self.mnt, IN_CREATE | IN_DELETE) < 0:
@@ -312,20 +336,36 @@ class Mount:
         finally:
             ino.close()
 
-    def collect(self, ino, sentinel_dir="", timeout=10):
-        """Creates a sentinel remotely in BACKING/sentinel_dir (watched by
-        ino) and returns (ok, every event read before its CREATE)."""
+    def collect(self, ino, sentinel_dir="", timeout=10, expect=None):
+        """Returns (ok, every event read before a sentinel's CREATE).
+
+        A sentinel (a remote create in BACKING/sentinel_dir, which ino
+        watches) proves that nothing else follows; but it is a change
+        too, and would carry along an event that the server held back
+        until a next one. So first, with expect (see read_expected()),
+        the events the check wants are read with no sentinel, for up to
+        EXPECT_WAIT seconds; then the sentinel is made. ok is False if
+        they did not all come by themselves (an INFO line says so) or
+        the sentinel's CREATE did not come within timeout."""
+        seen = []
+        came = True
+        if expect is not None:
+            came = read_expected(ino, expect, seen, _is_sentinel)
+            if not came:
+                print(f"INFO collect: the expected events had not all "
+                      f"come {EXPECT_WAIT} s after the change, with "
+                      f"nothing else changing; read {len(seen)}",
+                      flush=True)
         self.seq += 1
         name = f".sentinel{self.seq}".encode()
         p = os.path.join(os.fsencode(self.bpath(sentinel_dir)), name)
         os.mknod(p)
-        seen = []
         ok = ino.wait_for(lambda e: e[3] == name and e[1] & IN_CREATE,
                           timeout, seen)
         os.unlink(p)
         # The sentinel's DELETE is read by the next collect: drop it there.
-        seen = [e for e in seen if not e[3].startswith(b".sentinel")]
-        return ok, seen
+        seen = [e for e in seen if not _is_sentinel(e)]
+        return ok and came, seen
 
     def bpath(self, rel):
         return os.path.join(self.back, rel)
@@ -378,6 +418,10 @@ class Mount:
             print(f"INFO kept {self.tmp}", flush=True)
         else:
             shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def _is_sentinel(ev):
+    return ev[3].startswith(b".sentinel")
 
 
 def errname(e):

@@ -83,7 +83,7 @@ def remote_then_local(chk, m, ino, label, name):
         except OSError as e:
             chk.ok(f"{label}/{step}", False, f"{rnfix.errname(e.errno)}")
             return
-        ok, seen = m.collect(ino, "h")
+        ok, seen = m.collect(ino, "h", expect=len(want))
         got = evs(seen)
         chk.ok(f"{label}/{step}", ok and got == want,
                f"got [{show(got)}], want [{show(want)}]")
@@ -102,7 +102,7 @@ def refused(chk, m, ino, label, name):
         for op, fn in (("mknod", os.mknod), ("mkdir", os.mkdir)):
             want = native_errno(fn, os.path.join(native, name))
             got = native_errno(fn, os.path.join(root, name))
-            ok, seen = m.collect(ino, "h")
+            ok, seen = m.collect(ino, "h", expect=0)
             chk.ok(f"{label}/{how}_{op}",
                    want != 0 and got == want and not seen,
                    f"{rnfix.errname(got)} (native "

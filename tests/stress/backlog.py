@@ -151,12 +151,13 @@ def check_written(chk, m):
         ino.add(m.mpath("w"), IN_CREATE | IN_OPEN | IN_MODIFY |
                 IN_CLOSE_WRITE)
         write_files(m)
-        ok, seen = m.collect(ino, "w", BOUND)
+        ok, seen = m.collect(ino, "w", BOUND,
+                             expect=len(written_events()))
     finally:
         ino.close()
     got = [(e[1], e[3]) for e in seen]
     chk.ok("written_events", ok and got == written_events(),
-           f"sentinel {'read' if ok else 'not read'}; "
+           f"collect {'ok' if ok else 'failed'}; "
            f"{first_difference(got, written_events())}")
     bad = []
     for i in range(WRITTEN):
@@ -185,11 +186,11 @@ def main():
         names = []
         if multi:
             check_held(chk, m, home, ino, names)
-        ok, seen = m.collect(ino, "d", BOUND)
+        ok, seen = m.collect(ino, "d", BOUND, expect=FILES - len(names))
         names += [(e[1], e[3]) for e in seen]
         want = [(IN_CREATE, f"f{i:04d}".encode()) for i in range(FILES)]
         chk.ok("events", ok and names == want,
-               f"sentinel {'read' if ok else 'not read'}; "
+               f"collect {'ok' if ok else 'failed'}; "
                f"{first_difference(names, want)}")
         if multi:
             check_home(chk, m, home)

@@ -14,9 +14,14 @@ name's CREATE and then its DELETE must arrive, and nothing else, within
 BOUND seconds of the last writer's exit.
 
 One check per watcher: every run exact. The slowest run's time to its
-last event is printed, not checked.
+last event is printed, not checked. A second check per watcher makes one
+more burst while the server is stopped (SIGSTOP), so that the whole
+burst waits in the host's queue, where fanotify merges a writer's CREATE
+and DELETE of one name into one event; then the server goes on, and the
+same must arrive with nothing else changing.
 """
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -59,9 +64,9 @@ def judge(events, writers, files):
     return None
 
 
-def one_run(m, d, writers, files):
-    """(why or None, seconds from the last writer's exit to the last
-    event)."""
+def one_run(m, d, writers, files, paused=False):
+    """(why or None, seconds from the last writer's exit, or the server's
+    going on if paused, to the last event)."""
     os.mkdir(m.bpath(d))
     if not m.sync():
         return "the directory's CREATE did not reach the mount", 0.0
@@ -69,9 +74,10 @@ def one_run(m, d, writers, files):
     try:
         if ino.add(m.mpath(d), IN_CREATE | IN_DELETE) < 0:
             return "cannot watch", 0.0
-        pids = [rnfix.fork(writer, m.bpath(d), w, files)
-                for w in range(writers)]
-        st = rnfix.reap(pids, 120)
+        with m.paused() if paused else contextlib.nullcontext():
+            pids = [rnfix.fork(writer, m.bpath(d), w, files)
+                    for w in range(writers)]
+            st = rnfix.reap(pids, 120)
         if len(st) != writers or any(st.values()):
             return f"writers: {st}", 0.0
         t0 = time.monotonic()
@@ -115,6 +121,11 @@ def main():
                  f"{slowest:.2f} s after the writers")
         chk.ok(f"{label}/{a.runs}_runs_{a.writers}x{a.files}", not bad,
                f"{len(bad)} of {a.runs} runs failed; " + "; ".join(bad[:3]))
+        why, took = one_run(m, "paused", a.writers, a.files, paused=True)
+        chk.info(f"{label}: paused burst's last event {took:.2f} s after "
+                 f"the server went on")
+        chk.ok(f"{label}/paused_burst_{a.writers}x{a.files}", not why,
+               why or "")
         m.close()
     chk.exit()
 

@@ -273,11 +273,11 @@ def serves(chk, m, held):
 def delivers(chk, m, ino):
     with open(m.bpath("w/watched"), "ab") as f:
         f.write(b"x")
-    ok, seen = m.collect(ino, "w")
-    got = [(os.path.basename(e[0]).decode(), rnfix.mask_str(e[1]),
-            e[3].decode()) for e in seen]
     want = [("w", "MODIFY", "watched"), ("watched", "MODIFY", ""),
             ("w", "CLOSE_WRITE", "watched"), ("watched", "CLOSE_WRITE", "")]
+    ok, seen = m.collect(ino, "w", expect=len(want))
+    got = [(os.path.basename(e[0]).decode(), rnfix.mask_str(e[1]),
+            e[3].decode()) for e in seen]
     chk.ok("delivers", ok and got == want, f"got {got}")
 
 

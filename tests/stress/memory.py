@@ -159,7 +159,7 @@ def recovers(chk, m, base):
         os.mknod(m.bpath("d/f"))
         os.rename(m.bpath("d/f"), m.bpath("d/g"))
         os.unlink(m.bpath("d/g"))
-        ok, seen = m.collect(ino, "d")
+        ok, seen = m.collect(ino, "d", expect=4)
     finally:
         ino.close()
     got = [(rnfix.mask_str(e[1]), e[3].decode()) for e in seen]

@@ -52,15 +52,21 @@ class Watches:
         for rel in rels:
             self.ino.add(m.mpath(rel))
 
-    def collect(self, sentinel_dir):
-        """Events up to a remote sentinel create in sentinel_dir."""
+    def collect(self, sentinel_dir, expect):
+        """The expect events a check wants, by themselves (up to
+        rnfix.EXPECT_WAIT s: a sentinel would carry along one held back),
+        then events up to a remote sentinel create in sentinel_dir."""
         m = self.m
+        seen = []
+        came = rnfix.read_expected(self.ino, expect, seen)
+        if not came:
+            print(f"INFO collect: {len(seen)} of {expect} expected events "
+                  "came by themselves", flush=True)
         m.seq += 1
         name = f"sentinel{m.seq}".encode()
         os.mknod(os.path.join(os.fsencode(m.bpath(sentinel_dir)), name))
-        seen = []
         ok = self.ino.wait_for(lambda e: e[3] == name and
-                               e[1] & rnfix.IN_CREATE, 10, seen)
+                               e[1] & rnfix.IN_CREATE, 10, seen) and came
         out = {}
         mnt = os.fsencode(m.mnt)
         for path, mask, cookie, nm, _ in seen:
@@ -89,8 +95,9 @@ def rmdir_watched(chk, m):
     os.rmdir(m.bpath("r/x"))
     os.unlink(m.mpath("l/x/f"))
     os.rmdir(m.mpath("l/x"))
-    ok, got = w.collect("")
-    chk.ok("sentinel", ok, "no sentinel")
+    ok, got = w.collect("", 8)
+    chk.ok("sentinel", ok, "the events did not come by themselves, or no "
+           "sentinel")
     for where, how in (("r", "remote"), ("l", "local")):
         chk.ok(f"{how}_parent", texts(got.get(where, [])) ==
                ["DELETE|ISDIR x"], f"{where}: {got.get(where)}")
@@ -108,8 +115,9 @@ def rename_watched(chk, m):
     open(m.bpath("c/d/x2/new"), "w").close()
     os.rename(m.mpath("e/f/y"), m.mpath("g/y2"))
     open(m.mpath("g/y2/new"), "w").close()
-    ok, got = w.collect("g")
-    chk.ok("sentinel", ok, "no sentinel")
+    ok, got = w.collect("g", 10)
+    chk.ok("sentinel", ok, "the events did not come by themselves, or no "
+           "sentinel")
     for how, src, dst, old, new in (("remote", "a/b", "c/d", "x", "x2"),
                                     ("local", "e/f", "g", "y", "y2")):
         frm = got.get(src, [])

@@ -93,9 +93,11 @@ def delivers(chk, m, ino, sub="d"):
     wd = ino.add(m.mpath(sub))
     os.mknod(m.bpath(f"{sub}/f"))
     os.unlink(m.bpath(f"{sub}/f"))
-    ok, seen = m.collect(ino, sub)
-    got = [(rnfix.mask_str(e[1]), e[3].decode()) for e in seen
-           if e[0] == os.fsencode(m.mpath(sub))]
+
+    def here(evs):
+        return [e for e in evs if e[0] == os.fsencode(m.mpath(sub))]
+    ok, seen = m.collect(ino, sub, expect=lambda evs: len(here(evs)) >= 2)
+    got = [(rnfix.mask_str(e[1]), e[3].decode()) for e in here(seen)]
     chk.ok(f"delivers_in_{sub}", wd > 0 and ok and
            got == [("CREATE", "f"), ("DELETE", "f")], f"got {got}")
 

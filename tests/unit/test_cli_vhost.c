@@ -30,7 +30,7 @@ static void refused(const char *name, const char *line)
 {
 	struct cli cli;
 
-	CHECK(name, parse(line, &cli) == -1);
+	CHECK(name, parse(line, &cli) < 0);
 	cli_free(&cli);
 }
 

@@ -19,7 +19,7 @@
 
 #include "../lib/check.h"
 #include "fs/inode_table.h"
-#include "fs/name_check.h"
+#include "fs/name_validate.h"
 #include "fs/names_shown.h"
 
 CHECK_MAIN_DEFS;
@@ -276,7 +276,7 @@ static void test_held_handles(struct fs_table *t)
 	if (f)
 		fs_table_forget(t, f->nodeid, 1);
 	CHECK("held_handle_cannot_tell_past_an_inode_without_handle",
-	      p && held(t, &u.fh, &id) == -1);
+	      p && held(t, &u.fh, &id) == -EAGAIN);
 	if (p)
 		fs_table_forget(t, p->nodeid, 1);
 	CHECK("held_handle_sure_again_once_it_is_forgotten",
@@ -338,7 +338,8 @@ static void check_mounts_apart(struct fs_table *t, struct fs_inode *f,
 	int mnt;
 
 	CHECK("other_mount_has_handle", handle_of("m/f", &u.fh, &mnt));
-	CHECK("other_mount_cannot_tell_if_held", held(t, &u.fh, &id) == -1);
+	CHECK("other_mount_cannot_tell_if_held",
+	      held(t, &u.fh, &id) == -EAGAIN);
 	CHECK("other_mount_not_resolved", !resolves(t, &u.fh, &id));
 	CHECK("root_mount_resolved", handle_of("rf", &u.fh, &mnt) &&
 	      resolves(t, &u.fh, &id) && rn_id_equal(&id, &g->id));
@@ -538,18 +539,18 @@ static void test_name_check(void)
 
 	memset(longname, 'n', sizeof(longname));
 	longname[NAME_MAX] = '\0';
-	CHECK("name_plain_ok", fs_name_check("a.b", false) == 0);
-	CHECK("name_max_ok", fs_name_check(longname, false) == 0);
+	CHECK("name_plain_ok", fs_name_validate("a.b", false) == 0);
+	CHECK("name_max_ok", fs_name_validate(longname, false) == 0);
 	longname[NAME_MAX] = 'n';
 	longname[NAME_MAX + 1] = '\0';
-	CHECK("name_too_long", fs_name_check(longname, false) ==
+	CHECK("name_too_long", fs_name_validate(longname, false) ==
 	      -ENAMETOOLONG);
-	CHECK("name_empty", fs_name_check("", false) == -EINVAL);
-	CHECK("name_slash", fs_name_check("a/b", false) == -EINVAL);
-	CHECK("name_dotdot_slash", fs_name_check("../etc", true) == -EINVAL);
-	CHECK("name_dot_refused", fs_name_check(".", false) == -EINVAL);
-	CHECK("name_dotdot_refused", fs_name_check("..", false) == -EINVAL);
-	CHECK("name_dots_allowed", fs_name_check("..", true) == 0);
+	CHECK("name_empty", fs_name_validate("", false) == -EINVAL);
+	CHECK("name_slash", fs_name_validate("a/b", false) == -EINVAL);
+	CHECK("name_dotdot_slash", fs_name_validate("../etc", true) == -EINVAL);
+	CHECK("name_dot_refused", fs_name_validate(".", false) == -EINVAL);
+	CHECK("name_dotdot_refused", fs_name_validate("..", false) == -EINVAL);
+	CHECK("name_dots_allowed", fs_name_validate("..", true) == 0);
 }
 
 /*

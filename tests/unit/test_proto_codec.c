@@ -224,40 +224,40 @@ static void test_push_rejects(void)
 
 	ev = ev_push(FUSE_FSNOTIFY_MODIFY);
 	ev.entry.nodeid = 0;
-	CHECK("push: entry nodeid 0", proto_event_check(&ev) == -EINVAL);
+	CHECK("push: entry nodeid 0", proto_event_validate(&ev) == -EINVAL);
 	ev.entry.nodeid = 1;
-	CHECK("push: entry is the root", proto_event_check(&ev) == -EINVAL);
+	CHECK("push: entry is the root", proto_event_validate(&ev) == -EINVAL);
 	ev = ev_push(FUSE_FSNOTIFY_MODIFY);
 	ev.nodeid = 9;
 	CHECK("push: entry is the directory itself",
-	      proto_event_check(&ev) == -EINVAL);
+	      proto_event_validate(&ev) == -EINVAL);
 	ev = ev_push(FUSE_FSNOTIFY_MODIFY);
 	ev.entry.attr.mode = 0644;
-	CHECK("push: no file type", proto_event_check(&ev) == -EINVAL);
+	CHECK("push: no file type", proto_event_validate(&ev) == -EINVAL);
 	ev = ev_push(FUSE_FSNOTIFY_MODIFY);
 	ev.entry.attr.size = (uint64_t)INT64_MAX + 1;
-	CHECK("push: size past INT64_MAX", proto_event_check(&ev) == -EINVAL);
+	CHECK("push: size past INT64_MAX", proto_event_validate(&ev) == -EINVAL);
 	ev = ev_push(FUSE_FSNOTIFY_MODIFY);
 	ev.mask |= FUSE_FSNOTIFY_ISDIR;
-	CHECK("push: ISDIR on a file", proto_event_check(&ev) == -EINVAL);
+	CHECK("push: ISDIR on a file", proto_event_validate(&ev) == -EINVAL);
 	ev = ev_push(FUSE_FSNOTIFY_ATTRIB | FUSE_FSNOTIFY_ISDIR);
-	CHECK("push: ISDIR on a directory", proto_event_check(&ev) == 0);
+	CHECK("push: ISDIR on a directory", proto_event_validate(&ev) == 0);
 	ev = ev_push(FUSE_FSNOTIFY_DELETE);
-	CHECK("push: entry with DELETE", proto_event_check(&ev) == -EINVAL);
+	CHECK("push: entry with DELETE", proto_event_validate(&ev) == -EINVAL);
 	ev = ev_push(FUSE_FSNOTIFY_CREATE | FUSE_FSNOTIFY_MODIFY);
 	CHECK("push: entry with CREATE and MODIFY",
-	      proto_event_check(&ev) == -EINVAL);
+	      proto_event_validate(&ev) == -EINVAL);
 	ev = ev_push(FUSE_FSNOTIFY_MODIFY);
 	ev.namelen = 0;
 	ev.name = NULL;
-	CHECK("push: entry without a name", proto_event_check(&ev) == -EINVAL);
+	CHECK("push: entry without a name", proto_event_validate(&ev) == -EINVAL);
 	ev = ev_push(FUSE_FSNOTIFY_MODIFY);
 	ev.name = "a/b";
 	CHECK("push: '/' in name", proto_encode_event(buf, sizeof(buf), &ev)
 	      == -EINVAL);
 	ev = ev_push(FUSE_FSNOTIFY_MODIFY);
 	ev.cookie = 3;
-	CHECK("push: cookie", proto_event_check(&ev) == -EINVAL);
+	CHECK("push: cookie", proto_event_validate(&ev) == -EINVAL);
 }
 
 /* CREATE and MOVED_TO with the new child's entry, or by name without it. */
@@ -275,7 +275,7 @@ static void test_new_entry(void)
 	      !proto_decode_event(buf, len, &got) && got.has_entry &&
 	      got.entry.nodeid == 9 && got.cookie == 5);
 	ev = ev_push(FUSE_FSNOTIFY_CREATE | FUSE_FSNOTIFY_ISDIR);
-	CHECK("new entry: CREATE,ISDIR of a directory", !proto_event_check(&ev));
+	CHECK("new entry: CREATE,ISDIR of a directory", !proto_event_validate(&ev));
 	ev = ev_named(FUSE_FSNOTIFY_CREATE, "gone");
 	ev.flags = FUSE_FSNOTIFY_NO_CHILD;
 	len = proto_encode_event(buf, sizeof(buf), &ev);
@@ -283,16 +283,16 @@ static void test_new_entry(void)
 	      len == 16 + 32 + 4 && !proto_decode_event(buf, len, &got) &&
 	      got.flags == FUSE_FSNOTIFY_NO_CHILD && !got.has_entry);
 	ev.mask = FUSE_FSNOTIFY_DELETE;
-	CHECK("no child: not with DELETE", proto_event_check(&ev) == -EINVAL);
+	CHECK("no child: not with DELETE", proto_event_validate(&ev) == -EINVAL);
 	ev = ev_push(FUSE_FSNOTIFY_CREATE);
 	ev.flags = FUSE_FSNOTIFY_NO_CHILD;
-	CHECK("no child: not with an entry", proto_event_check(&ev) == -EINVAL);
+	CHECK("no child: not with an entry", proto_event_validate(&ev) == -EINVAL);
 	ev = ev_named(FUSE_FSNOTIFY_CREATE, "x");
 	ev.flags = 4;
-	CHECK("flags: unknown bit", proto_event_check(&ev) == -EINVAL);
+	CHECK("flags: unknown bit", proto_event_validate(&ev) == -EINVAL);
 	ev = ev_named(FUSE_FSNOTIFY_ATTRIB, NULL);
 	ev.flags = FUSE_FSNOTIFY_NO_CHILD;
-	CHECK("no child: not on an object", proto_event_check(&ev) == -EINVAL);
+	CHECK("no child: not on an object", proto_event_validate(&ev) == -EINVAL);
 }
 
 /* A link count change (kernel patch 20) is on the object, for its own. */
@@ -308,18 +308,18 @@ static void test_no_parent(void)
 	      len == 16 + 32 && !proto_decode_event(buf, len, &got) &&
 	      got.flags == FUSE_FSNOTIFY_NO_PARENT && !got.namelen);
 	ev.mask |= FUSE_FSNOTIFY_ISDIR;
-	CHECK("no parent: ATTRIB,ISDIR", !proto_event_check(&ev));
+	CHECK("no parent: ATTRIB,ISDIR", !proto_event_validate(&ev));
 	ev = ev_named(FUSE_FSNOTIFY_ATTRIB, "x");
 	ev.flags = FUSE_FSNOTIFY_NO_PARENT;
 	CHECK("no parent: not on a child by name",
-	      proto_event_check(&ev) == -EINVAL);
+	      proto_event_validate(&ev) == -EINVAL);
 	ev = ev_named(FUSE_FSNOTIFY_DELETE, "x");
 	ev.flags = FUSE_FSNOTIFY_NO_PARENT;
 	CHECK("no parent: not with a directory entry event",
-	      proto_event_check(&ev) == -EINVAL);
+	      proto_event_validate(&ev) == -EINVAL);
 	ev = ev_push(FUSE_FSNOTIFY_MODIFY);
 	ev.flags = FUSE_FSNOTIFY_NO_PARENT;
-	CHECK("no parent: not with an entry", proto_event_check(&ev) == -EINVAL);
+	CHECK("no parent: not with an entry", proto_event_validate(&ev) == -EINVAL);
 }
 
 /* An object's removal (kernel patch 19) comes alone, or with ISDIR. */
@@ -327,12 +327,12 @@ static void test_removed(void)
 {
 	struct proto_event ev = ev_named(FUSE_FSNOTIFY_DELETE_SELF, NULL);
 
-	CHECK("removed: DELETE_SELF alone", !proto_event_check(&ev));
+	CHECK("removed: DELETE_SELF alone", !proto_event_validate(&ev));
 	ev.mask |= FUSE_FSNOTIFY_ISDIR;
-	CHECK("removed: DELETE_SELF,ISDIR", !proto_event_check(&ev));
+	CHECK("removed: DELETE_SELF,ISDIR", !proto_event_validate(&ev));
 	ev.mask |= FUSE_FSNOTIFY_ATTRIB;
 	CHECK("removed: not with another event",
-	      proto_event_check(&ev) == -EINVAL);
+	      proto_event_validate(&ev) == -EINVAL);
 }
 
 static void test_overflow(void)

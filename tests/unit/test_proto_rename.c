@@ -95,7 +95,7 @@ static void test_longest(void)
 	      (int)PROTO_EVENT_FRAME_MAX &&
 	      !proto_decode_event(buf, sizeof(buf), &got));
 	ev.newnamelen = sizeof(b) + 1;
-	CHECK("rename: 256-byte new name", proto_event_check(&ev) == -EINVAL);
+	CHECK("rename: 256-byte new name", proto_event_validate(&ev) == -EINVAL);
 }
 
 static void test_rejects(void)
@@ -103,59 +103,59 @@ static void test_rejects(void)
 	struct proto_event ev;
 
 	ev = ev_rename();
-	CHECK("rename: valid", proto_event_check(&ev) == 0);
+	CHECK("rename: valid", proto_event_validate(&ev) == 0);
 	ev.cookie = 1;
-	CHECK("rename: cookie", proto_event_check(&ev) == -EINVAL);
+	CHECK("rename: cookie", proto_event_validate(&ev) == -EINVAL);
 	ev = ev_rename();
 	ev.mask |= FUSE_FSNOTIFY_MOVED_FROM;
-	CHECK("rename: with another event", proto_event_check(&ev) == -EINVAL);
+	CHECK("rename: with another event", proto_event_validate(&ev) == -EINVAL);
 	ev.cookie = 1;
 	CHECK("rename: with one move and a cookie",
-	      proto_event_check(&ev) == -EINVAL);
+	      proto_event_validate(&ev) == -EINVAL);
 	ev.mask |= FUSE_FSNOTIFY_MOVED_TO;
 	CHECK("rename: with both moves and a cookie (patch 16)",
-	      proto_event_check(&ev) == 0);
+	      proto_event_validate(&ev) == 0);
 	ev.cookie = 0;
 	CHECK("rename: with both moves, no cookie",
-	      proto_event_check(&ev) == -EINVAL);
+	      proto_event_validate(&ev) == -EINVAL);
 	ev = ev_rename();
 	ev.mask |= FUSE_FSNOTIFY_MOVED_FROM | FUSE_FSNOTIFY_MOVED_TO |
 		   FUSE_FSNOTIFY_CREATE;
 	ev.cookie = 1;
 	CHECK("rename: with both moves and another event",
-	      proto_event_check(&ev) == -EINVAL);
+	      proto_event_validate(&ev) == -EINVAL);
 	ev = ev_rename();
 	ev.mask |= FUSE_FSNOTIFY_ISDIR;
-	CHECK("rename: ISDIR on a file", proto_event_check(&ev) == -EINVAL);
+	CHECK("rename: ISDIR on a file", proto_event_validate(&ev) == -EINVAL);
 	ev.entry.attr.mode = S_IFDIR | 0755;
-	CHECK("rename: ISDIR on a directory", proto_event_check(&ev) == 0);
+	CHECK("rename: ISDIR on a directory", proto_event_validate(&ev) == 0);
 	ev = ev_rename();
 	ev.namelen = 0;
-	CHECK("rename: no old name", proto_event_check(&ev) == -EINVAL);
+	CHECK("rename: no old name", proto_event_validate(&ev) == -EINVAL);
 	ev = ev_rename();
 	ev.newnamelen = 0;
-	CHECK("rename: no new name", proto_event_check(&ev) == -EINVAL);
+	CHECK("rename: no new name", proto_event_validate(&ev) == -EINVAL);
 	ev = ev_rename();
 	ev.newname = "a/b";
 	ev.newnamelen = 3;
-	CHECK("rename: '/' in the new name", proto_event_check(&ev) ==
+	CHECK("rename: '/' in the new name", proto_event_validate(&ev) ==
 	      -EINVAL);
 	ev.newname = "..";
 	ev.newnamelen = 2;
-	CHECK("rename: new name ..", proto_event_check(&ev) == -EINVAL);
+	CHECK("rename: new name ..", proto_event_validate(&ev) == -EINVAL);
 	ev = ev_rename();
 	ev.newdir = 0;
-	CHECK("rename: no new directory", proto_event_check(&ev) == -EINVAL);
+	CHECK("rename: no new directory", proto_event_validate(&ev) == -EINVAL);
 	ev = ev_rename();
 	ev.entry.nodeid = 7;
-	CHECK("rename: entry is the new directory", proto_event_check(&ev) ==
+	CHECK("rename: entry is the new directory", proto_event_validate(&ev) ==
 	      -EINVAL);
 	ev.entry.nodeid = 5;
-	CHECK("rename: entry is the old directory", proto_event_check(&ev) ==
+	CHECK("rename: entry is the old directory", proto_event_validate(&ev) ==
 	      -EINVAL);
 	ev = ev_rename();
 	ev.has_entry = false;
-	CHECK("rename: no entry", proto_event_check(&ev) == -EINVAL);
+	CHECK("rename: no entry", proto_event_validate(&ev) == -EINVAL);
 }
 
 int main(void)

@@ -70,7 +70,7 @@ static void test_unknown(int pfd)
 	      vmfs_remote_remove(1, "ghost", NULL) == 0);
 	CHECK("delete: unknown name gets ENOENT",
 	      vmfs_notify_delete(1, id, "ghost") == -ENOENT);
-	CHECK("delete: local sentinel mkdir", mkdir(MNT "/s1", 0755) == 0);
+	CHECK("delete: local sentinel mkdir s1", mkdir(MNT "/s1", 0755) == 0);
 	CHECK("delete: next event is the sentinel (no ghost event)",
 	      vm_inotify_expect(pfd, IN_CREATE | IN_ISDIR, "s1", NULL));
 }
@@ -85,7 +85,7 @@ static void test_local(int pfd)
 	CHECK("delete: local unlink g", unlink(MNT "/g") == 0);
 	CHECK("delete: local IN_DELETE g",
 	      vm_inotify_expect(pfd, IN_DELETE, "g", NULL));
-	CHECK("delete: local sentinel mkdir", mkdir(MNT "/s2", 0755) == 0);
+	CHECK("delete: local sentinel mkdir s2", mkdir(MNT "/s2", 0755) == 0);
 	CHECK("delete: local IN_DELETE only once",
 	      vm_inotify_expect(pfd, IN_CREATE | IN_ISDIR, "s2", NULL));
 }

@@ -102,27 +102,29 @@ static void test_held(void)
  */
 static void test_fanotify(int mark_flags, uint64_t events, const char *what)
 {
+	const char *v = mark_flags & FAN_MARK_FILESYSTEM ?
+			"filesystem mark" : "inode mark";
 	uint64_t id = remote_child(what, S_IFREG | 0644);
 	int fan = fanotify_init(FAN_FID_NAME, O_RDONLY);
 	char s[32];
 
-	CHECK("fanotify: remote create", id != 0);
-	CHECK("fanotify: FAN_ATTRIB mark", fan >= 0 && fanotify_mark(fan,
+	CHECK_IN(v, "fanotify: remote create", id != 0);
+	CHECK_IN(v, "fanotify: FAN_ATTRIB mark", fan >= 0 && fanotify_mark(fan,
 	      FAN_MARK_ADD | mark_flags, events, AT_FDCWD, MNT) == 0);
-	CHECK("fanotify: MODIFY by name, not wanted by the mark",
+	CHECK_IN(v, "fanotify: MODIFY by name, not wanted by the mark",
 	      vmfs_send_event(1, 0, FUSE_FSNOTIFY_MODIFY, 0, what) == 0);
-	CHECK("fanotify: inotify IN_MODIFY", vm_inotify_expect(in_root,
+	CHECK_IN(v, "fanotify: inotify IN_MODIFY", vm_inotify_expect(in_root,
 	      IN_MODIFY, what, NULL));
-	CHECK("fanotify: ATTRIB by name is ENODATA", vmfs_send_event(1, 0,
+	CHECK_IN(v, "fanotify: ATTRIB by name is ENODATA", vmfs_send_event(1, 0,
 	      FUSE_FSNOTIFY_ATTRIB, 0, what) == -ENODATA);
 	snprintf(s, sizeof(s), "s_%s", what);
-	CHECK("fanotify: nothing delivered", nothing_before(s));
-	CHECK("fanotify: ATTRIB pushed", vmfs_send_push(1, 0,
+	CHECK_IN(v, "fanotify: nothing delivered", nothing_before(s));
+	CHECK_IN(v, "fanotify: ATTRIB pushed", vmfs_send_push(1, 0,
 	      FUSE_FSNOTIFY_ATTRIB, what) == 0);
-	CHECK("fanotify: inotify IN_ATTRIB", vm_inotify_expect(in_root,
+	CHECK_IN(v, "fanotify: inotify IN_ATTRIB", vm_inotify_expect(in_root,
 	      IN_ATTRIB, what, NULL));
 	snprintf(s, sizeof(s), MNT "/%s", what);
-	CHECK("fanotify: FAN_ATTRIB with the child's own fid",
+	CHECK_IN(v, "fanotify: FAN_ATTRIB with the child's own fid",
 	      vm_fanotify_expect_fid(fan, FAN_ATTRIB, what, s));
 	close(fan);
 }

@@ -125,6 +125,8 @@ static bool handle_of(const char *path, struct vm_event *h)
  */
 static void test_target(int mark_flags, const char *what)
 {
+	const char *v = mark_flags & FAN_MARK_FILESYSTEM ?
+			"filesystem mark" : "inode mark";
 	int fan = fanotify_init(FAN_TARGET, O_RDONLY);
 	unsigned int lookups = vmfs_lookup_count();
 	uint64_t id = remote_child(what, S_IFREG | 0644), n = 0;
@@ -132,38 +134,39 @@ static void test_target(int mark_flags, const char *what)
 	struct vm_event h;
 
 	snprintf(path, sizeof(path), MNT "/%s", what);
-	CHECK("target: remote create", id != 0);
-	CHECK("target: TARGET_FID group marks", fan >= 0 &&
+	CHECK_IN(v, "target: remote create", id != 0);
+	CHECK_IN(v, "target: TARGET_FID group marks", fan >= 0 &&
 	      fanotify_mark(fan, FAN_MARK_ADD | mark_flags, DIRENT, AT_FDCWD,
 			    MNT) == 0);
-	CHECK("target: CREATE by name is ENODATA", vmfs_send_event(1, 0,
+	CHECK_IN(v, "target: CREATE by name is ENODATA", vmfs_send_event(1, 0,
 	      FUSE_FSNOTIFY_CREATE, 0, what) == -ENODATA);
-	CHECK("target: nothing delivered", nothing_before());
+	CHECK_IN(v, "target: nothing delivered", nothing_before());
 	/* fanotify reports no child of its own for a directory */
 	snprintf(dname, sizeof(dname), "d%s", what);
-	CHECK("target: remote mkdir, CREATE,ISDIR by name accepted",
+	CHECK_IN(v, "target: remote mkdir, CREATE,ISDIR by name accepted",
 	      remote_child(dname, S_IFDIR | 0755) && !vmfs_send_event(1, 0,
 	      FUSE_FSNOTIFY_CREATE | FUSE_FSNOTIFY_ISDIR, 0, dname));
-	CHECK("target: inotify IN_CREATE|IN_ISDIR", vm_inotify_expect(in_root,
-	      IN_CREATE | IN_ISDIR, dname, NULL));
-	CHECK("target: FAN_CREATE|FAN_ONDIR without a child record",
+	CHECK_IN(v, "target: inotify IN_CREATE|IN_ISDIR",
+	      vm_inotify_expect(in_root, IN_CREATE | IN_ISDIR, dname, NULL));
+	CHECK_IN(v, "target: FAN_CREATE|FAN_ONDIR without a child record",
 	      child_fid_is(fan, FAN_CREATE | FAN_ONDIR, dname, NULL));
-	CHECK("target: CREATE pushed", vmfs_send_push(1, 0,
+	CHECK_IN(v, "target: CREATE pushed", vmfs_send_push(1, 0,
 	      FUSE_FSNOTIFY_CREATE, what) == 0);
-	CHECK("target: inotify IN_CREATE", vm_inotify_expect(in_root,
+	CHECK_IN(v, "target: inotify IN_CREATE", vm_inotify_expect(in_root,
 	      IN_CREATE, what, NULL));
-	CHECK("target: FAN_CREATE with the child's own fid",
+	CHECK_IN(v, "target: FAN_CREATE with the child's own fid",
 	      vm_fanotify_expect_fid(fan, FAN_CREATE, what, path));
-	CHECK("target: one lookup counted, no LOOKUP sent",
+	CHECK_IN(v, "target: one lookup counted, no LOOKUP sent",
 	      vmfs_wait_nlookup(id, 1, VM_WAIT_MS, &n) &&
 	      vmfs_lookup_count() == lookups);
-	CHECK("target: the child's handle", handle_of(path, &h));
-	CHECK("target: remote remove", vmfs_remote_remove(1, what, &n) == 0);
-	CHECK("target: DELETE by name of the held name", vmfs_send_event(1, 0,
-	      FUSE_FSNOTIFY_DELETE, 0, what) == 0);
-	CHECK("target: inotify IN_DELETE", vm_inotify_expect(in_root,
+	CHECK_IN(v, "target: the child's handle", handle_of(path, &h));
+	CHECK_IN(v, "target: remote remove",
+	      vmfs_remote_remove(1, what, &n) == 0);
+	CHECK_IN(v, "target: DELETE by name of the held name",
+	      vmfs_send_event(1, 0, FUSE_FSNOTIFY_DELETE, 0, what) == 0);
+	CHECK_IN(v, "target: inotify IN_DELETE", vm_inotify_expect(in_root,
 	      IN_DELETE, what, NULL));
-	CHECK("target: FAN_DELETE with the child's fid",
+	CHECK_IN(v, "target: FAN_DELETE with the child's fid",
 	      child_fid_is(fan, FAN_DELETE, what, &h));
 	close(fan);
 }
@@ -243,7 +246,7 @@ static void test_refused(void)
 	memcpy(buf + AT_FLAGS, &v, sizeof(v));
 	CHECK("refused: NO_CHILD with an entry", len > 0 &&
 	      vmfs_write_frame(buf, len) == -EINVAL);
-	CHECK("refused: nothing delivered", nothing_before());
+	CHECK("refused with an entry: nothing delivered", nothing_before());
 }
 
 int main(void)

@@ -312,7 +312,7 @@ static void test_push(void)
 				FAN_REPORT_FID, O_RDONLY);
 	struct stat sb, sm;
 
-	CHECK("push: fanotify FID filesystem mark", fan >= 0 &&
+	CHECK("push: fanotify FID filesystem mark on the mount", fan >= 0 &&
 	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
 			    FAN_CREATE | FAN_MODIFY, AT_FDCWD, M) == 0);
 	CHECK("push: remote create + write", vm_put(B "/pf", "pushed", 0));
@@ -346,50 +346,93 @@ static void test_push(void)
  * not push the file the name now leads to (the group would get the wrong
  * file's fid): the MODIFY and CLOSE_WRITE of the old file, and those of
  * tk.new (a name gone by then), are not delivered; the names' own events
- * are, in order.
+ * are, in order. The group has a sentinel of its own: a remote write to
+ * another file, tks, made before the mark and held open, so that its
+ * MODIFY stands alone (unread events of one object would merge). The
+ * group's first event must be that MODIFY, with tks's fid: nothing about
+ * tk came before it. Each variant's checks carry its name (CHECK_IN).
  */
-static void expect_written(const char *name, bool delivered)
+static void expect_written(const char *v, const char *name, bool delivered)
 {
+	bool tk = !strcmp(name, "tk");
+
 	if (!delivered)
 		return;
-	CHECK("taken over: MODIFY by name", vm_inotify_expect(in_dir,
-	      IN_MODIFY, name, NULL));
-	CHECK("taken over: CLOSE_WRITE by name", vm_inotify_expect(in_dir,
-	      IN_CLOSE_WRITE, name, NULL));
+	CHECK_IN(v, tk ? "taken over: MODIFY tk by name" :
+		 "taken over: MODIFY tk.new by name",
+		 vm_inotify_expect(in_dir, IN_MODIFY, name, NULL));
+	CHECK_IN(v, tk ? "taken over: CLOSE_WRITE tk by name" :
+		 "taken over: CLOSE_WRITE tk.new by name",
+		 vm_inotify_expect(in_dir, IN_CLOSE_WRITE, name, NULL));
 }
 
 static void test_push_taken_over(bool fanotify)
 {
-	int fan = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME |
-				FAN_REPORT_FID, O_RDONLY);
+	const char *v = fanotify ? "fanotify FID group" : "inotify alone";
+	int fan = -1, sentinel;
 	uint32_t c1 = 0, c2 = 0;
 
-	CHECK("taken over: fanotify FID filesystem mark", !fanotify ||
-	      (fan >= 0 && !fanotify_mark(fan, FAN_MARK_ADD |
-					   FAN_MARK_FILESYSTEM, FAN_MODIFY |
-					   FAN_CLOSE_WRITE, AT_FDCWD, M)));
-	CHECK("taken over: server stopped", stop(server));
-	CHECK("taken over: remote write of tk", vm_put(B "/tk", "old", 0));
-	CHECK("taken over: remote tk.new renamed over tk",
-	      vm_put(B "/tk.new", "new", 0) && !rename(B "/tk.new", B "/tk"));
-	CHECK("taken over: server resumed", !kill(server, SIGCONT));
-	CHECK("taken over: CREATE tk", vm_inotify_expect(in_dir, IN_CREATE,
-	      "tk", NULL));
-	expect_written("tk", !fanotify);
-	CHECK("taken over: CREATE tk.new", vm_inotify_expect(in_dir,
-	      IN_CREATE, "tk.new", NULL));
-	expect_written("tk.new", !fanotify);
-	CHECK("taken over: MOVED_FROM tk.new", vm_inotify_expect(in_dir,
-	      IN_MOVED_FROM, "tk.new", &c1));
-	CHECK("taken over: MOVED_TO tk, same cookie", vm_inotify_expect(in_dir,
-	      IN_MOVED_TO, "tk", &c2) && c1 && c1 == c2);
-	CHECK("taken over: tk through the mount is the new file",
-	      reads(M "/tk", "new"));
-	CHECK("taken over: remote unlink", unlink(B "/tk") == 0);
-	CHECK("taken over: DELETE tk next", vm_inotify_expect(in_dir,
-	      IN_DELETE, "tk", NULL));
-	if (fan >= 0)
+	CHECK_IN(v, "taken over: remote create of tks",
+		 vm_put(B "/tks", "", 0));
+	CHECK_IN(v, "taken over: CREATE tks",
+		 vm_inotify_expect(in_dir, IN_CREATE, "tks", NULL));
+	CHECK_IN(v, "taken over: CLOSE_WRITE tks",
+		 vm_inotify_expect(in_dir, IN_CLOSE_WRITE, "tks", NULL));
+	if (fanotify) {
+		fan = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME |
+				    FAN_REPORT_FID, O_RDONLY);
+		CHECK_IN(v, "taken over: filesystem mark for MODIFY and "
+			 "CLOSE_WRITE", fan >= 0 &&
+			 !fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+					FAN_MODIFY | FAN_CLOSE_WRITE, AT_FDCWD,
+					M));
+	}
+	CHECK_IN(v, "taken over: server stopped", stop(server));
+	CHECK_IN(v, "taken over: remote write of tk",
+		 vm_put(B "/tk", "old", 0));
+	CHECK_IN(v, "taken over: remote tk.new renamed over tk",
+		 vm_put(B "/tk.new", "new", 0) &&
+		 !rename(B "/tk.new", B "/tk"));
+	CHECK_IN(v, "taken over: server resumed", !kill(server, SIGCONT));
+	CHECK_IN(v, "taken over: CREATE tk",
+		 vm_inotify_expect(in_dir, IN_CREATE, "tk", NULL));
+	expect_written(v, "tk", !fanotify);
+	CHECK_IN(v, "taken over: CREATE tk.new next",
+		 vm_inotify_expect(in_dir, IN_CREATE, "tk.new", NULL));
+	expect_written(v, "tk.new", !fanotify);
+	CHECK_IN(v, "taken over: MOVED_FROM tk.new next",
+		 vm_inotify_expect(in_dir, IN_MOVED_FROM, "tk.new", &c1));
+	CHECK_IN(v, "taken over: MOVED_TO tk, same cookie",
+		 vm_inotify_expect(in_dir, IN_MOVED_TO, "tk", &c2) &&
+		 c1 && c1 == c2);
+	CHECK_IN(v, "taken over: tk through the mount is the new file",
+		 reads(M "/tk", "new"));
+	sentinel = open(B "/tks", O_WRONLY | O_APPEND);
+	CHECK_IN(v, "taken over: remote write to tks, held open (the sentinel)",
+		 sentinel >= 0 && write(sentinel, "+", 1) == 1);
+	CHECK_IN(v, "taken over: MODIFY tks next",
+		 vm_inotify_expect(in_dir, IN_MODIFY, "tks", NULL));
+	if (fanotify)
+		CHECK_IN(v, "taken over: the group's first event is tks's "
+			 "FAN_MODIFY, with tks's fid",
+			 vm_fanotify_expect_fid(fan, FAN_MODIFY, "tks",
+						M "/tks"));
+	CHECK_IN(v, "taken over: tks closed",
+		 sentinel >= 0 && !close(sentinel));
+	CHECK_IN(v, "taken over: CLOSE_WRITE tks next",
+		 vm_inotify_expect(in_dir, IN_CLOSE_WRITE, "tks", NULL));
+	if (fanotify) {
+		CHECK_IN(v, "taken over: then the group's FAN_CLOSE_WRITE tks",
+			 vm_fanotify_expect_fid(fan, FAN_CLOSE_WRITE, "tks",
+						M "/tks"));
 		close(fan);
+	}
+	CHECK_IN(v, "taken over: remote unlink of tk and tks",
+		 !unlink(B "/tk") && !unlink(B "/tks"));
+	CHECK_IN(v, "taken over: DELETE tk next",
+		 vm_inotify_expect(in_dir, IN_DELETE, "tk", NULL));
+	CHECK_IN(v, "taken over: DELETE tks next",
+		 vm_inotify_expect(in_dir, IN_DELETE, "tks", NULL));
 }
 
 /*
@@ -462,7 +505,7 @@ static void test_rename_delete(void)
 	      IN_MOVED_FROM, "f1", &c1));
 	CHECK("rename: MOVED_TO f2", vm_inotify_expect(in_dir, IN_MOVED_TO,
 	      "f2", &c2));
-	CHECK("rename: one nonzero cookie", c1 && c1 == c2);
+	CHECK("rename: both halves share one nonzero cookie", c1 && c1 == c2);
 	CHECK("rename: MOVE_SELF on the file", vm_inotify_expect(in_file,
 	      IN_MOVE_SELF, "", NULL));
 	CHECK("rename: old name gone, new name there",

@@ -201,11 +201,13 @@ static int collect(int in, struct vm_event *ev)
 
 static void print_events(const char *who, const struct vm_event *ev, int n)
 {
+	char m[256];
 	int i;
 
 	for (i = 0; i < n; i++)
-		printf("# %s: wd %d mask 0x%x name '%s'\n", who, ev[i].wd,
-		       ev[i].mask, ev[i].name);
+		printf("# %s: wd %d %s name '%s'\n", who, ev[i].wd,
+		       vm_mask_str(ev[i].mask, false, m, sizeof(m)),
+		       ev[i].name);
 }
 
 /* The same events, and a moved pair's cookies equal where native's are. */

@@ -51,6 +51,7 @@ bool vm_inotify_next(int fd, struct vm_event *ev)
 	if (!vm_fill(&vm_ibuf, fd))
 		return false;
 	memcpy(&ie, vm_ibuf.data + vm_ibuf.off, sizeof(ie));
+	ev->fanotify = false;
 	ev->wd = ie.wd;
 	ev->mask = ie.mask;
 	ev->cookie = ie.cookie;
@@ -60,27 +61,88 @@ bool vm_inotify_next(int fd, struct vm_event *ev)
 	return true;
 }
 
+struct vm_mask_name {
+	uint64_t bit;
+	const char *name;
+};
+
+/* In the bit order of the kernel's masks, as inotify-tools prints them. */
+static const struct vm_mask_name vm_inotify_names[] = {
+	{ IN_ACCESS, "IN_ACCESS" }, { IN_MODIFY, "IN_MODIFY" },
+	{ IN_ATTRIB, "IN_ATTRIB" }, { IN_CLOSE_WRITE, "IN_CLOSE_WRITE" },
+	{ IN_CLOSE_NOWRITE, "IN_CLOSE_NOWRITE" }, { IN_OPEN, "IN_OPEN" },
+	{ IN_MOVED_FROM, "IN_MOVED_FROM" }, { IN_MOVED_TO, "IN_MOVED_TO" },
+	{ IN_CREATE, "IN_CREATE" }, { IN_DELETE, "IN_DELETE" },
+	{ IN_DELETE_SELF, "IN_DELETE_SELF" },
+	{ IN_MOVE_SELF, "IN_MOVE_SELF" }, { IN_UNMOUNT, "IN_UNMOUNT" },
+	{ IN_Q_OVERFLOW, "IN_Q_OVERFLOW" }, { IN_IGNORED, "IN_IGNORED" },
+	{ IN_ISDIR, "IN_ISDIR" },
+	{ 0, NULL }
+};
+
+static const struct vm_mask_name vm_fanotify_names[] = {
+	{ FAN_ACCESS, "FAN_ACCESS" }, { FAN_MODIFY, "FAN_MODIFY" },
+	{ FAN_ATTRIB, "FAN_ATTRIB" }, { FAN_CLOSE_WRITE, "FAN_CLOSE_WRITE" },
+	{ FAN_CLOSE_NOWRITE, "FAN_CLOSE_NOWRITE" }, { FAN_OPEN, "FAN_OPEN" },
+	{ FAN_MOVED_FROM, "FAN_MOVED_FROM" }, { FAN_MOVED_TO, "FAN_MOVED_TO" },
+	{ FAN_CREATE, "FAN_CREATE" }, { FAN_DELETE, "FAN_DELETE" },
+	{ FAN_DELETE_SELF, "FAN_DELETE_SELF" },
+	{ FAN_MOVE_SELF, "FAN_MOVE_SELF" }, { FAN_OPEN_EXEC, "FAN_OPEN_EXEC" },
+	{ FAN_Q_OVERFLOW, "FAN_Q_OVERFLOW" }, { FAN_FS_ERROR, "FAN_FS_ERROR" },
+	{ FAN_RENAME, "FAN_RENAME" }, { FAN_ONDIR, "FAN_ONDIR" },
+	{ 0, NULL }
+};
+
+const char *vm_mask_str(uint64_t mask, bool fanotify, char *buf, size_t len)
+{
+	const struct vm_mask_name *n = fanotify ? vm_fanotify_names :
+						  vm_inotify_names;
+	const char *sep = "";
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (; n->name && used < len; n++) {
+		if (!(mask & n->bit))
+			continue;
+		mask &= ~n->bit;
+		used += snprintf(buf + used, len - used, "%s%s", sep, n->name);
+		sep = "|";
+	}
+	/* A bit without a name is a bug to see, not to hide. */
+	if (mask && used < len)
+		used += snprintf(buf + used, len - used, "%sUNKNOWN(%#llx)",
+				 sep, (unsigned long long)mask);
+	if (!used)
+		snprintf(buf, len, "0");
+	return buf;
+}
+
 void vm_event_print(const char *who, const struct vm_event *ev)
 {
-	printf("# %s: mask 0x%x cookie %u name '%s'\n", who, ev->mask,
-	       ev->cookie, ev->name);
+	char m[256];
+
+	printf("# %s: %s cookie %u name '%s'\n", who,
+	       vm_mask_str(ev->mask, ev->fanotify, m, sizeof(m)), ev->cookie,
+	       ev->name);
 }
 
 bool vm_inotify_expect(int fd, uint32_t mask, const char *name,
 		       uint32_t *cookie)
 {
 	struct vm_event ev;
+	char m[256];
 
 	if (!vm_inotify_next(fd, &ev)) {
-		printf("# inotify: no event (wanted 0x%x '%s')\n", mask,
-		       name);
+		printf("# inotify: no event (wanted %s '%s')\n",
+		       vm_mask_str(mask, false, m, sizeof(m)), name);
 		return false;
 	}
 	if (cookie)
 		*cookie = ev.cookie;
 	if (ev.mask == mask && !strcmp(ev.name, name))
 		return true;
-	printf("# inotify: wanted 0x%x '%s'\n", mask, name);
+	printf("# inotify: wanted %s '%s'\n",
+	       vm_mask_str(mask, false, m, sizeof(m)), name);
 	vm_event_print("inotify got", &ev);
 	return false;
 }
@@ -163,6 +225,8 @@ bool vm_fanotify_next(int fd, struct vm_event *ev)
 	if (md.event_len < sizeof(md) ||
 	    vm_fbuf.off + md.event_len > vm_fbuf.len)
 		return false;
+	ev->fanotify = true;
+	ev->wd = -1;
 	ev->mask = md.mask;
 	ev->cookie = 0;
 	vm_fanotify_info(p + md.metadata_len, p + md.event_len, ev);
@@ -174,10 +238,12 @@ bool vm_fanotify_next(int fd, struct vm_event *ev)
 static bool vm_fanotify_got(int fd, struct vm_event *ev, uint64_t mask,
 			    const char *name, const char *dir)
 {
+	char m[256];
+
 	if (vm_fanotify_next(fd, ev))
 		return true;
-	printf("# fanotify: no event (wanted 0x%llx '%s'%s%s)\n",
-	       (unsigned long long)mask, name, dir ? " in " : "",
+	printf("# fanotify: no event (wanted %s '%s'%s%s)\n",
+	       vm_mask_str(mask, true, m, sizeof(m)), name, dir ? " in " : "",
 	       dir ? dir : "");
 	return false;
 }
@@ -185,13 +251,14 @@ static bool vm_fanotify_got(int fd, struct vm_event *ev, uint64_t mask,
 bool vm_fanotify_expect(int fd, uint64_t mask, const char *name)
 {
 	struct vm_event ev;
+	char m[256];
 
 	if (!vm_fanotify_got(fd, &ev, mask, name, NULL))
 		return false;
 	if (ev.mask == mask && !strcmp(ev.name, name))
 		return true;
-	printf("# fanotify: wanted 0x%llx '%s'\n", (unsigned long long)mask,
-	       name);
+	printf("# fanotify: wanted %s '%s'\n",
+	       vm_mask_str(mask, true, m, sizeof(m)), name);
 	vm_event_print("fanotify got", &ev);
 	return false;
 }
@@ -239,14 +306,15 @@ bool vm_fanotify_expect_dir(int fd, uint64_t mask, const char *name,
 			    const char *dir)
 {
 	struct vm_event ev;
+	char m[256];
 
 	if (!vm_fanotify_got(fd, &ev, mask, name, dir))
 		return false;
 	if (ev.mask == mask && !strcmp(ev.name, name) &&
 	    vm_same_handle(ev.dfid_type, ev.dfid_len, ev.dfid, dir))
 		return true;
-	printf("# fanotify: wanted 0x%llx '%s' in %s (got a %u-byte dir handle)\n",
-	       (unsigned long long)mask, name, dir, ev.dfid_len);
+	printf("# fanotify: wanted %s '%s' in %s (got a %u-byte dir handle)\n",
+	       vm_mask_str(mask, true, m, sizeof(m)), name, dir, ev.dfid_len);
 	vm_event_print("fanotify got", &ev);
 	return false;
 }
@@ -255,6 +323,7 @@ bool vm_fanotify_expect_child(int fd, uint64_t mask, const char *name,
 			      const char *dir)
 {
 	struct vm_event ev;
+	char m[256];
 
 	if (!vm_fanotify_got(fd, &ev, mask, name, dir))
 		return false;
@@ -263,8 +332,8 @@ bool vm_fanotify_expect_child(int fd, uint64_t mask, const char *name,
 	    (ev.fid_len != ev.dfid_len ||
 	     memcmp(ev.fid, ev.dfid, ev.fid_len)))
 		return true;
-	printf("# fanotify: wanted 0x%llx '%s' in %s with a child's own fid\n",
-	       (unsigned long long)mask, name, dir);
+	printf("# fanotify: wanted %s '%s' in %s with a child's own fid\n",
+	       vm_mask_str(mask, true, m, sizeof(m)), name, dir);
 	handle_print("the event's object", ev.fid_type, ev.fid_len, ev.fid);
 	vm_event_print("fanotify got", &ev);
 	return false;
@@ -274,14 +343,15 @@ bool vm_fanotify_expect_fid(int fd, uint64_t mask, const char *name,
 			    const char *path)
 {
 	struct vm_event ev;
+	char m[256];
 
 	if (!vm_fanotify_got(fd, &ev, mask, name, NULL))
 		return false;
 	if (ev.mask == mask && !strcmp(ev.name, name) &&
 	    vm_same_fid(&ev, path))
 		return true;
-	printf("# fanotify: wanted 0x%llx '%s' with the fid of %s (got %u bytes)\n",
-	       (unsigned long long)mask, name, path, ev.fid_len);
+	printf("# fanotify: wanted %s '%s' with the fid of %s (got %u bytes)\n",
+	       vm_mask_str(mask, true, m, sizeof(m)), name, path, ev.fid_len);
 	vm_event_print("fanotify got", &ev);
 	return false;
 }
@@ -290,6 +360,7 @@ bool vm_fanotify_expect_rename(int fd, uint64_t mask, const char *old,
 			       const char *new_, const char *path)
 {
 	struct vm_event ev;
+	char m[256];
 
 	if (!vm_fanotify_next(fd, &ev)) {
 		printf("# fanotify: no event (wanted rename '%s' -> '%s')\n",
@@ -299,10 +370,11 @@ bool vm_fanotify_expect_rename(int fd, uint64_t mask, const char *old,
 	if (ev.mask == mask && !strcmp(ev.name, old) &&
 	    !strcmp(ev.name2, new_) && vm_same_fid(&ev, path))
 		return true;
-	printf("# fanotify: wanted 0x%llx '%s' -> '%s' with the fid of %s\n",
-	       (unsigned long long)mask, old, new_, path);
-	printf("# fanotify got: mask 0x%x '%s' -> '%s' (fid %u bytes)\n",
-	       ev.mask, ev.name, ev.name2, ev.fid_len);
+	printf("# fanotify: wanted %s '%s' -> '%s' with the fid of %s\n",
+	       vm_mask_str(mask, true, m, sizeof(m)), old, new_, path);
+	printf("# fanotify got: %s '%s' -> '%s' (fid %u bytes)\n",
+	       vm_mask_str(ev.mask, true, m, sizeof(m)), ev.name, ev.name2,
+	       ev.fid_len);
 	return false;
 }
 

@@ -9,11 +9,13 @@
 #define VMWATCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define VM_WAIT_MS	5000
 
 struct vm_event {
+	bool fanotify;		/* read from a fanotify group, not inotify */
 	int wd;			/* inotify: the watch's descriptor */
 	uint32_t mask;
 	uint32_t cookie;
@@ -92,6 +94,14 @@ int vm_dnotify_block(void);
  * process (F_NOTIFY would pick the calling thread). 0 or -1.
  */
 int vm_dnotify_arm(int fd, unsigned long events);
+
+/*
+ * mask by name into buf, as "IN_CREATE|IN_ISDIR" or "FAN_CREATE|FAN_ONDIR"
+ * (fanotify's bits by their FAN_ names); a bit without a name shows as
+ * UNKNOWN(0x...). Returns buf.
+ */
+const char *vm_mask_str(uint64_t mask, bool fanotify, char *buf,
+			size_t len);
 
 /* Print one event as "why" context of a failed check. */
 void vm_event_print(const char *who, const struct vm_event *ev);

@@ -6,9 +6,12 @@
 # step of a scenario against the exact lines the watcher must print.
 #
 # A step is: an action (on BACKING = remote, or on the mount = local), then
-# a sentinel (a remote mkdir, or what the script chose). The step waits,
-# bounded, until as many new lines as expected have arrived, and compares
-# them exactly. A duplicate or late event of a step lands in the next
+# a sentinel (a remote mkdir, or what the script chose). The sentinel is
+# made only once as many new lines as the action should give have come
+# (10 s at most): it is a change of its own, and would carry along a last
+# event that the server held back until the next one. The step then waits,
+# bounded, until the sentinel's lines have arrived too, and compares them
+# all exactly. A duplicate or late event of a step lands in the next
 # step's lines and fails that one; the last step of a script is a bare
 # sentinel, so every real step is followed by a compared one.
 #
@@ -41,15 +44,15 @@ gone() {
 	! kill -0 "$1" 2>/dev/null
 }
 
-# wait_until MS CMD...: runs CMD every 20 ms until it succeeds, MS at most.
+# wait_until MS CMD...: runs CMD every 20 ms until it succeeds, MS ms at
+# most by the clock (a count of tries stretches on a loaded host).
 wait_until() {
-	local ms=$1 i
+	local end=$((${EPOCHREALTIME//[.,]/} / 1000 + $1))
 	shift
-	for ((i = 0; i < ms / 20; i++)); do
-		"$@" && return 0
+	until "$@"; do
+		[ $((${EPOCHREALTIME//[.,]/} / 1000)) -lt $end ] || return 1
 		sleep 0.02
 	done
-	return 1
 }
 
 cleanup() {
@@ -125,11 +128,13 @@ sentinel() {
 # sentinel; the watcher's new lines must be exactly LINE... followed by
 # the sentinel's lines.
 step() {
-	local name=$1 action=$2 want got n
+	local name=$1 action=$2 want got n mine alone=0
 	shift 2
 	want=$({ printf '%s\n' "$@"; sentinel_lines "$step_no"; } | sed '/^$/d')
 	n=$(printf '%s\n' "$want" | wc -l)
+	mine=$(printf '%s\n' "$@" | sed '/^$/d' | wc -l)
 	eval "$action"
+	wait_until 10000 have_lines $((done_lines + mine)) || alone=1
 	sentinel "$step_no"
 	step_no=$((step_no + 1))
 	wait_until 10000 have_lines $((done_lines + n)) || true
@@ -139,8 +144,11 @@ step() {
 		got=$(echo "$got" | LC_ALL=C sort)
 	fi
 	done_lines=$((done_lines + n))
-	if [ "$got" = "$want" ]; then
+	if [ "$got" = "$want" ] && [ "$alone" = 0 ]; then
 		pass "$name"
+	elif [ "$got" = "$want" ]; then
+		fail "$name" "[$(echo "$want" | paste -sd,)] came, but the\
+ step's own lines only after a later change (the sentinel)"
 	else
 		fail "$name" "expected [$(echo "$want" | paste -sd,)]\
  got [$(echo "$got" | paste -sd,)]"

@@ -25,6 +25,7 @@
  * touched more than QUEUE_KEEP, the emptied ring gives back all but
  * those first pages, instead of holding the burst's memory until exit.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -106,8 +107,12 @@ struct event_queue *event_queue_new(size_t capacity)
 		return NULL;
 	/* Room for capacity - 1 events of the largest size, and the mark. */
 	q->size = capacity * record_size(RN_EV_MOVE, NAME_MAX, NAME_MAX);
-	q->buf = capacity < 2 ? MAP_FAILED :
-		 mmap(NULL, q->size, PROT_READ | PROT_WRITE,
+	if (capacity < 2) {
+		free(q);
+		errno = EINVAL;
+		return NULL;
+	}
+	q->buf = mmap(NULL, q->size, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (q->buf == MAP_FAILED) {
 		free(q);
@@ -144,22 +149,29 @@ static struct queue_record *record_at(struct event_queue *q, size_t off)
 }
 
 /*
- * Where n contiguous bytes can be appended, or -1; *skip gets the bytes
- * a wrap mark at the tail would skip.
+ * Can n contiguous bytes be appended? True with *at, where they go, and
+ * *skip, the bytes a wrap mark at the tail would skip; false if the ring
+ * has no room for them.
  */
-static long room_for(struct event_queue *q, size_t n, size_t *skip)
+static bool room_for(struct event_queue *q, size_t n, size_t *at,
+		     size_t *skip)
 {
 	size_t tail = (q->head + q->used) % q->size;
 
+	*at = 0;
 	*skip = 0;
 	if (q->used + n > q->size)
-		return -1;
-	if (tail < q->head)
-		return tail + n <= q->head ? (long)tail : -1;
-	if (tail + n <= q->size)
-		return tail;
+		return false;
+	if (tail < q->head) {
+		*at = tail;
+		return tail + n <= q->head;
+	}
+	if (tail + n <= q->size) {
+		*at = tail;
+		return true;
+	}
 	*skip = q->size - tail;
-	return n <= q->head && q->used + *skip + n <= q->size ? 0 : -1;
+	return n <= q->head && q->used + *skip + n <= q->size;
 }
 
 static struct queue_id id_pack(const struct rn_id *id)
@@ -183,11 +195,12 @@ static size_t event_size(const struct rn_event *ev)
 static void record_append(struct event_queue *q, const struct rn_event *ev)
 {
 	size_t len = strlen(ev->name), len2 = strlen(ev->name2);
-	size_t n = event_size(ev), skip;
-	long at = room_for(q, n, &skip);
+	size_t n = event_size(ev), at, skip;
 	unsigned char *p;
 	struct queue_record *r;
 
+	/* fits() said there is room. */
+	room_for(q, n, &at, &skip);
 	if (skip)
 		record_at(q, q->size - skip)->size = 0;
 	r = record_at(q, at);
@@ -211,7 +224,7 @@ static void record_append(struct event_queue *q, const struct rn_event *ev)
 		memcpy(p + len + 1, ev->name2, len2 + 1);
 	q->used += skip + n;
 	q->count++;
-	if ((size_t)at + n > q->touched)
+	if (at + n > q->touched)
 		q->touched = at + n;
 	if (skip)
 		q->touched = q->size;
@@ -237,9 +250,9 @@ static void ring_release(struct event_queue *q)
 static bool fits(struct event_queue *q, const struct rn_event *ev)
 {
 	size_t need = event_size(ev) + OVERFLOW_SIZE *
-		      (1 + q->overflow_pending), skip;
+		      (1 + q->overflow_pending), at, skip;
 
-	return room_for(q, need, &skip) >= 0;
+	return room_for(q, need, &at, &skip);
 }
 
 /*

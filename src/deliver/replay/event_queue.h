@@ -25,7 +25,7 @@ struct event_queue;
 /*
  * Room for capacity - 1 events of the largest size (two names of
  * NAME_MAX); events with shorter names take less, so typically eight
- * times more fit. NULL if capacity < 2 or out of memory.
+ * times more fit. NULL with errno set (EINVAL if capacity < 2).
  */
 struct event_queue *event_queue_new(size_t capacity);
 void event_queue_free(struct event_queue *q);

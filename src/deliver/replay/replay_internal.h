@@ -101,6 +101,7 @@ void replay_expect_set(struct replay *r, const struct replay_expect *e);
 void replay_expect_clear(struct replay *r);
 
 /* replay_writers.c */
+/* The fd held open for writing node, or -ENOENT if none is. */
 int replay_writer_find(struct replay *r, uint64_t node);
 int replay_writer_hold(struct replay *r, uint64_t node, int fd);
 void replay_writer_close(struct replay *r, uint64_t node);

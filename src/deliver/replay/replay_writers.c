@@ -8,6 +8,7 @@
  * order OPEN, MODIFY, CLOSE_WRITE, once. The table is small and owned by
  * the replayer thread; when it is full the oldest file is closed early.
  */
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -18,7 +19,7 @@ int replay_writer_find(struct replay *r, uint64_t node)
 	for (int i = 0; i < r->nwriters; i++)
 		if (r->writers[i].node == node)
 			return r->writers[i].fd;
-	return -1;
+	return -ENOENT;
 }
 
 static void writer_remove(struct replay *r, int i)

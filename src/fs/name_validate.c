@@ -9,14 +9,14 @@
 #include <limits.h>
 #include <string.h>
 
-#include "name_check.h"
+#include "name_validate.h"
 
 static bool is_dots(const char *name)
 {
 	return !strcmp(name, ".") || !strcmp(name, "..");
 }
 
-int fs_name_check(const char *name, bool dots_ok)
+int fs_name_validate(const char *name, bool dots_ok)
 {
 	size_t len = strnlen(name, NAME_MAX + 1);
 

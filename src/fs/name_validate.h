@@ -3,8 +3,8 @@
  * Validation of a name the kernel hands us, before it reaches an *at()
  * call: one path component, never a path.
  */
-#ifndef RNOTIFY_FS_NAME_CHECK_H
-#define RNOTIFY_FS_NAME_CHECK_H
+#ifndef RNOTIFY_FS_NAME_VALIDATE_H
+#define RNOTIFY_FS_NAME_VALIDATE_H
 
 #include <stdbool.h>
 
@@ -13,6 +13,6 @@
  * an empty name, one with '/', or (unless dots_ok) "." and "..";
  * -ENAMETOOLONG past NAME_MAX.
  */
-int fs_name_check(const char *name, bool dots_ok);
+int fs_name_validate(const char *name, bool dots_ok);
 
 #endif
