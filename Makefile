@@ -13,6 +13,16 @@ LDLIBS += $(FUSE_LIBS) -lpthread
 B ?= build
 LIB_SRC := $(wildcard src/*/*.c src/*/*/*.c)
 LIB_SRC := $(filter-out src/daemon/main.c,$(LIB_SRC))
+# virtiofs mode (--socket-path): libvhost-user, built outside the
+# repository by scripts/setup-vhost; without it the mode is refused.
+VHOST_DIR ?= /var/tmp/rnotify-vhost
+ifneq ($(wildcard $(VHOST_DIR)/lib/libvhost-user.a),)
+LIB_SRC := $(filter-out src/session/vhost_none.c,$(LIB_SRC))
+CPPFLAGS += -I$(VHOST_DIR)/include
+LDLIBS += $(VHOST_DIR)/lib/libvhost-user.a
+else
+LIB_SRC := $(filter-out src/session/vhost_io.c,$(LIB_SRC))
+endif
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)

@@ -44,7 +44,8 @@ static const struct fuse_opt cli_spec[] = {
 static void cli_usage(const char *prog)
 {
 	printf("usage: %s [options] BACKING MOUNTPOINT\n"
-	       "       %s --check [-o watch=BACKEND] [BACKING]\n\n"
+	       "       %s --check [-o watch=BACKEND] [BACKING]\n"
+	       "       %s --socket-path=PATH -o source=DIR [options]\n\n"
 	       "Exports the directory BACKING at MOUNTPOINT. Changes made to BACKING\n"
 	       "from outside the mount reach inotify and fanotify watchers on MOUNTPOINT\n"
 	       "as if they had been made through it.\n\n"
@@ -73,7 +74,24 @@ static void cli_usage(const char *prog)
 	       "                           holding; past N it is asked to forget\n"
 	       "                           idle files (default: from the memory\n"
 	       "                           cgroup's limit, none without one;\n"
-	       "                           0: no bound)\n", prog, prog);
+	       "                           0: no bound)\n"
+	       "    --socket-path=PATH     virtiofs mode: serve a VM guest as a\n"
+	       "                           vhost-user-fs backend (QEMU\n"
+	       "                           vhost-user-fs-pci) listening on PATH;\n"
+	       "                           nothing is mounted, the options below\n"
+	       "                           and virtiofsd option names apply\n"
+	       "    --fd=N                 virtiofs mode on the listening socket N\n"
+	       "    --thread-pool-size=N   virtiofs mode: at most N threads answer\n"
+	       "                           requests (0: one; default and at most 10)\n"
+	       "    --syslog               virtiofs mode: log to syslog\n"
+	       "    --print-capabilities   print the vhost-user device type\n"
+	       "      source=DIR           virtiofs mode: the exported directory\n"
+	       "      cache=MODE           virtiofs mode: auto | always | none: the\n"
+	       "                           guest caches names and attributes for\n"
+	       "                           1 s, a day, or not at all (default auto)\n"
+	       "      timeout=SECS         virtiofs mode: both of those lifetimes\n"
+	       "      log_level=LEVEL      virtiofs mode: debug | info | warn | err\n",
+	       prog, prog, prog);
 }
 
 static int cli_keep_positional(void *data, const char *arg, int key,
@@ -89,8 +107,7 @@ static int cli_keep_positional(void *data, const char *arg, int key,
 }
 
 /* Prints a one-line error; returns -err, for the caller to return. */
-__attribute__((format(printf, 2, 3)))
-static int cli_error(int err, const char *fmt, ...)
+int cli_error(int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -102,7 +119,7 @@ static int cli_error(int err, const char *fmt, ...)
 	return -err;
 }
 
-static int cli_check_dir(const char *path, char **real)
+int cli_check_dir(const char *path, char **real)
 {
 	struct stat st;
 
@@ -322,6 +339,8 @@ int cli_parse(int argc, char **argv, struct cli *cli)
 	struct fuse_cmdline_opts o = { 0 };
 	int ret = -EINVAL;	/* libfuse said why */
 
+	if (cli_vhost_wanted(argc, argv))
+		return cli_vhost_parse(argc, argv, cli);
 	memset(cli, 0, sizeof(*cli));
 	cli->args = (struct fuse_args)FUSE_ARGS_INIT(argc, argv);
 	if (fuse_opt_parse(&cli->args, &raw, cli_spec, cli_keep_positional) ||
@@ -369,5 +388,6 @@ void cli_free(struct cli *cli)
 {
 	free(cli->backing);
 	free(cli->mountpoint);
+	free(cli->socket_path);
 	fuse_opt_free_args(&cli->args);
 }

@@ -32,6 +32,12 @@ struct cli {
 	double attr_timeout;
 	size_t queue_size;
 	long max_inodes;	/* CLI_MAX_INODES_AUTO, 0 (none) or a bound */
+	/* virtiofs mode: a vhost-user-fs backend (cli_vhost.c) */
+	bool vhost;
+	char *socket_path;	/* --socket-path, or NULL with socket_fd */
+	int socket_fd;		/* --fd: a listening socket */
+	int thread_pool;	/* --thread-pool-size; -1: not given */
+	bool use_syslog;	/* --syslog */
 	struct fuse_args args;	/* what is left for fuse_session_new() */
 };
 
@@ -41,6 +47,13 @@ struct cli {
  * command line).
  */
 int cli_parse(int argc, char **argv, struct cli *cli);
+
+/* cli_vhost.c: virtiofsd's command line, chosen by --socket-path or --fd. */
+bool cli_vhost_wanted(int argc, char **argv);
+int cli_vhost_parse(int argc, char **argv, struct cli *cli);
+int cli_error(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int cli_check_dir(const char *path, char **real);
 void cli_free(struct cli *cli);
 
 #endif

@@ -4,7 +4,9 @@
  * made to it from outside the mount to inotify/fanotify watchers on the
  * mount. This file wires the parts together and owns the process's life:
  * parse, mount, daemonize, serve, and on SIGINT/SIGTERM/SIGHUP stop the
- * delivery chain while the session still serves it, then unmount.
+ * delivery chain while the session still serves it, then unmount. In
+ * virtiofs mode (--socket-path) nothing is mounted: the session serves a
+ * VM guest through the vhost-user transport until its VMM disconnects.
  */
 #include <assert.h>
 #include <errno.h>
@@ -26,6 +28,7 @@
 #include "fs/fs.h"
 #include "session/session_io.h"
 #include "session/serve_loop.h"
+#include "session/vhost_io.h"
 #include "watchdog.h"
 
 struct server {
@@ -267,6 +270,100 @@ out_fs:
 	return ret;
 }
 
+/*
+ * The session's loop with the stopper, for virtiofs mode: no delivery,
+ * no mount to watch, no watchdog (nothing of ours to abort).
+ */
+static int vhost_serve_session(struct server *s)
+{
+	struct sigaction wake = { .sa_handler = wake_handler };
+	unsigned int workers = SERVE_MAX_WORKERS;
+	int ret;
+
+	sigaction(SIGUSR1, &wake, NULL);
+	s->loop_thread = pthread_self();
+	if (pthread_create(&s->stopper, NULL, stopper_main, s))
+		return 1;
+	if (s->cli.thread_pool > 0 &&
+	    (unsigned int)s->cli.thread_pool < workers)
+		workers = s->cli.thread_pool;
+	if (s->cli.singlethread) {
+		cpu_pin_join(&s->pin);
+		ret = fuse_session_loop(s->se);
+		cpu_pin_leave(&s->pin);
+	} else {
+		ret = serve_loop_run(s->se, workers, &s->pin);
+	}
+	pthread_kill(s->stopper, SIGTERM);
+	pthread_join(s->stopper, NULL);
+	if (ret == SERVE_LOOP_STUCK) {
+		fuse_log(FUSE_LOG_ERR,
+			 "rnotifyfs: a request still waits for the backing store 2 s after the stop: exiting without its answer\n");
+		_exit(1);
+	}
+	return ret ? 1 : 0;
+}
+
+/*
+ * virtiofs mode: the file system of the /dev/fuse mode, served to a VM
+ * guest over vhost-user. Every guest user is a caller like any other
+ * (fs/caller.h), with the ids the request carries and no supplementary
+ * groups: a guest's pid means nothing on this host.
+ */
+static int vhost_serve(struct server *s)
+{
+	struct fs_config fc = {
+		.backing = s->cli.backing,
+		.entry_timeout = s->cli.entry_timeout,
+		.attr_timeout = s->cli.attr_timeout,
+		.max_inodes = 0,
+		.debug = s->cli.debug,
+		.guest_callers = true,
+	};
+	struct vhost_io *vio;
+	int ret = 1, err;
+
+	if (s->cli.use_syslog)
+		log_out_syslog();
+	s->fs = fs_new(&fc);
+	if (!s->fs) {
+		fuse_log(FUSE_LOG_ERR, "rnotifyfs: %s: %s\n", s->cli.backing,
+			 strerror(errno));
+		return 1;
+	}
+	fs_passthrough_want(s->fs, false);
+	vio = vhost_io_accept(s->cli.socket_path, s->cli.socket_fd);
+	if (!vio) {
+		fuse_log(FUSE_LOG_ERR, "rnotifyfs: %s: %s\n",
+			 s->cli.socket_path ? s->cli.socket_path : "--fd",
+			 strerror(errno));
+		goto out_fs;
+	}
+	s->se = fuse_session_new(&s->cli.args, fs_ops(), sizeof(*fs_ops()),
+				 s->fs);
+	if (!s->se)
+		goto out_vio;
+	fs_set_session(s->fs, s->se);
+	/* Threads inherit the mask: only the stopper takes these signals. */
+	pthread_sigmask(SIG_BLOCK, &s->stop_signals, NULL);
+	err = vhost_io_start(vio, s->se, s->fs);
+	if (err) {
+		fuse_log(FUSE_LOG_ERR, "rnotifyfs: vhost-user: %s\n",
+			 strerror(-err));
+		goto out_session;
+	}
+	ret = vhost_serve_session(s);
+	vhost_io_stop(vio);
+out_session:
+	fs_set_session(s->fs, NULL);
+	fuse_session_destroy(s->se);
+out_vio:
+	vhost_io_free(vio);
+out_fs:
+	fs_destroy(s->fs);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct server s = { 0 };
@@ -285,7 +382,12 @@ int main(int argc, char **argv)
 	sigaddset(&s.stop_signals, SIGINT);
 	sigaddset(&s.stop_signals, SIGTERM);
 	sigaddset(&s.stop_signals, SIGHUP);
-	ret = s.cli.check ? check_run(&s.cli) : mount_and_serve(&s);
+	if (s.cli.check)
+		ret = check_run(&s.cli);
+	else if (s.cli.vhost)
+		ret = vhost_serve(&s);
+	else
+		ret = mount_and_serve(&s);
 	log_out_flush();
 	cpu_pin_destroy(&s.pin);
 	cli_free(&s.cli);

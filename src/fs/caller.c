@@ -12,7 +12,9 @@
  * The caller's supplementary groups are not in the request: they are
  * read from /proc/TID/status of the calling thread. If that fails (the
  * thread is gone, or is not in the server's pid namespace and came with
- * pid 0), the caller acts with none: fewer rights, never more.
+ * pid 0), the caller acts with none: fewer rights, never more. A caller
+ * in a virtiofs guest (fs->guest_callers) always acts with none: its pid
+ * is the guest's, and /proc/PID here is some other process, or none.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -55,9 +57,12 @@ static int set_groups(int count, const gid_t *list)
 /* The caller's groups into *list (malloc'ed when more than fit). */
 static int caller_groups(fuse_req_t req, gid_t *buf, int size, gid_t **list)
 {
-	int n = fuse_req_getgroups(req, size, buf);
+	int n;
 
 	*list = buf;
+	if (fs_of(req)->guest_callers)
+		return 0;
+	n = fuse_req_getgroups(req, size, buf);
 	if (n < 0)
 		return 0;
 	if (n <= size)

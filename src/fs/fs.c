@@ -76,6 +76,7 @@ struct fs *fs_new(const struct fs_config *cfg)
 	fs->attr_timeout = cfg->attr_timeout;
 	fs->debug = cfg->debug;
 	fs->as_root = geteuid() == 0;
+	fs->guest_callers = cfg->guest_callers;
 	fs_bound(fs, cfg->max_inodes);
 	/* Modes arrive with the caller's umask applied: apply no other. */
 	umask(0);

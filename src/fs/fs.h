@@ -26,6 +26,11 @@ struct fs_config {
 	double attr_timeout;	/* seconds the kernel may cache attributes */
 	long max_inodes;	/* < 0: from the memory cgroup; 0: no bound */
 	bool debug;
+	/*
+	 * Callers live in another kernel (a virtiofs guest): their pids mean
+	 * nothing here, so no supplementary groups are looked up for them.
+	 */
+	bool guest_callers;
 };
 
 /* Opens the backing directory; NULL with errno set on failure. */

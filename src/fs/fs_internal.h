@@ -26,6 +26,7 @@ struct fs {
 	double attr_timeout;
 	bool debug;
 	bool as_root;			/* geteuid() == 0 at the start */
+	bool guest_callers;		/* fs_config.guest_callers */
 	bool posix_acl;			/* the kernel took FUSE_CAP_POSIX_ACL */
 	atomic_uint boundary_epoch;	/* boundary.c: moves out so far */
 	struct fuse_session *se;	/* set before the loop starts */

@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The vhost-user-fs transport (vhost_io.h). Objects and locks:
+ *
+ * - struct vhost_io: one per process, from the VMM's connection to the
+ *   end. `lock` covers every libvhost-user call (vu_dispatch on the
+ *   device thread, vu_queue_pop/push/notify anywhere), every copy from or
+ *   to guest memory, and both lists below.
+ * - struct vhost_req: one popped descriptor chain. It is on `waiting`
+ *   from the pop until a worker's read hook takes it, then on `inflight`
+ *   (found by the request's unique id) until its reply is written, and
+ *   freed once pushed back to the guest. A request with no reply is
+ *   pushed back from the read hook itself.
+ * - ready_fd: an eventfd in semaphore mode, one count per request on
+ *   `waiting`; workers sleep in read(2) on it, so the serve loop's
+ *   SIGUSR1 interrupts them as it does a read of /dev/fuse. At the end
+ *   the device thread adds a large count: every reader wakes, finds the
+ *   list empty and fails ENODEV, which ends the session.
+ */
+#include <errno.h>
+#include <fuse_log.h>
+#include <linux/fuse.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <libvhost-user.h>
+#include <standard-headers/linux/virtio_config.h>
+
+#include "forget_decode.h"
+#include "vhost_io.h"
+
+/* The hiprio queue and the request queues QEMU may give us. */
+#define VHOST_IO_QUEUES 16
+#define VHOST_IO_ENDED (1ULL << 40)
+
+struct vhost_req {
+	VuVirtqElement elem;	/* first: libvhost-user allocates it */
+	int qidx;
+	uint64_t unique;
+	struct vhost_req *next;
+};
+
+struct vhost_io {
+	VuDev dev;
+	int sock;		/* connected to the VMM */
+	int ready_fd;		/* the session's fd once started */
+	int stop_fd;
+	struct fuse_session *se;
+	struct fs *fs;
+	pthread_t thread;
+	bool inited;		/* vu_init() done: vu_deinit() closes sock */
+	bool given;		/* ready_fd is the session's now */
+	bool started;
+	atomic_bool ended;
+	pthread_mutex_t lock;
+	struct vhost_req *waiting, **waiting_tail;	/* lock */
+	struct vhost_req *inflight;			/* lock */
+};
+
+bool vhost_io_available(void)
+{
+	return true;
+}
+
+static struct vhost_io *vio_of(VuDev *dev)
+{
+	return (struct vhost_io *)((char *)dev - offsetof(struct vhost_io,
+							  dev));
+}
+
+static uint64_t vio_get_features(VuDev *dev)
+{
+	return 1ULL << VIRTIO_F_VERSION_1;
+}
+
+static void vio_set_features(VuDev *dev, uint64_t features)
+{
+}
+
+/* The device thread polls the kick fds itself (vio_poll_set). */
+static void vio_set_watch(VuDev *dev, int fd, int condition, vu_watch_cb cb,
+			  void *data)
+{
+}
+
+static void vio_remove_watch(VuDev *dev, int fd)
+{
+}
+
+/* A protocol error: the device is broken, vu_dispatch fails from now on. */
+static void vio_panic(VuDev *dev, const char *err)
+{
+	fuse_log(FUSE_LOG_ERR, "rnotifyfs: vhost-user: %s\n", err);
+	atomic_store(&vio_of(dev)->ended, true);
+}
+
+/*
+ * The VMM closed the socket: libvhost-user reads that as a message of
+ * type NONE, which it would answer with exit(0). End the session instead.
+ */
+static int vio_process_msg(VuDev *dev, VhostUserMsg *vmsg, int *do_reply)
+{
+	if (vmsg->request != VHOST_USER_NONE)
+		return 0;
+	atomic_store(&vio_of(dev)->ended, true);
+	return 1;
+}
+
+static const VuDevIface vio_iface = {
+	.get_features = vio_get_features,
+	.set_features = vio_set_features,
+	.process_msg = vio_process_msg,
+};
+
+static size_t iov_total(const struct iovec *iov, unsigned int n)
+{
+	size_t len = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		len += iov[i].iov_len;
+	return len;
+}
+
+/* Copies up to len bytes of the chain (iov) into buf; returns the count. */
+static size_t copy_from_iov(void *buf, size_t len, const struct iovec *iov,
+			    unsigned int n)
+{
+	size_t done = 0, k;
+	unsigned int i;
+
+	for (i = 0; i < n && done < len; i++) {
+		k = iov[i].iov_len < len - done ? iov[i].iov_len : len - done;
+		memcpy((char *)buf + done, iov[i].iov_base, k);
+		done += k;
+	}
+	return done;
+}
+
+/* Copies src (count entries, len bytes in all) into the chain dst. */
+static void copy_to_iov(const struct iovec *dst, unsigned int ndst,
+			const struct iovec *src, int count)
+{
+	size_t doff = 0, soff, k;
+	unsigned int d = 0;
+	int s;
+
+	for (s = 0; s < count; s++) {
+		for (soff = 0; soff < src[s].iov_len; soff += k) {
+			while (d < ndst && doff == dst[d].iov_len) {
+				d++;
+				doff = 0;
+			}
+			if (d == ndst)
+				return;
+			k = dst[d].iov_len - doff;
+			if (k > src[s].iov_len - soff)
+				k = src[s].iov_len - soff;
+			memcpy((char *)dst[d].iov_base + doff,
+			       (const char *)src[s].iov_base + soff, k);
+			doff += k;
+		}
+	}
+}
+
+/* Lock held. Gives the chain back to the guest with len bytes written. */
+static void req_complete(struct vhost_io *vio, struct vhost_req *req,
+			 unsigned int len)
+{
+	VuVirtq *vq = vu_get_queue(&vio->dev, req->qidx);
+
+	vu_queue_push(&vio->dev, vq, &req->elem, len);
+	vu_queue_notify(&vio->dev, vq);
+	free(req);
+}
+
+static void forget_node(void *fs, uint64_t nodeid, uint64_t nlookup)
+{
+	fs_forget(fs, nodeid, nlookup);
+}
+
+/*
+ * Lock held. Copies req into buf (len bytes of room) and returns its
+ * length, or 0 if it was consumed here: a request that gets no reply,
+ * acted on, or a malformed one, dropped with a log line. Either way a
+ * consumed request has gone back to the guest.
+ */
+static size_t req_take(struct vhost_io *vio, struct vhost_req *req,
+		       void *buf, size_t len)
+{
+	size_t have = iov_total(req->elem.out_sg, req->elem.out_num);
+	struct fuse_in_header ih;
+	size_t n;
+
+	if (have < sizeof(ih) || have > len) {
+		fuse_log(FUSE_LOG_ERR,
+			 "rnotifyfs: virtqueue request of %zu bytes dropped\n",
+			 have);
+		req_complete(vio, req, 0);
+		return 0;
+	}
+	n = copy_from_iov(buf, have, req->elem.out_sg, req->elem.out_num);
+	memcpy(&ih, buf, sizeof(ih));
+	if (ih.opcode == FUSE_INTERRUPT ||
+	    forget_decode(buf, n, forget_node, vio->fs) >= 0) {
+		req_complete(vio, req, 0);
+		return 0;
+	}
+	req->unique = ih.unique;
+	req->next = vio->inflight;
+	vio->inflight = req;
+	return n;
+}
+
+static ssize_t vio_read(int fd, void *buf, size_t len, void *userdata)
+{
+	struct vhost_io *vio = fs_session_state(userdata);
+	struct vhost_req *req;
+	uint64_t one;
+	size_t n;
+
+	for (;;) {
+		/* EINTR: the serve loop stops its workers so. */
+		if (read(vio->ready_fd, &one, sizeof(one)) < 0)
+			return -1;
+		pthread_mutex_lock(&vio->lock);
+		req = vio->waiting;
+		if (!req) {
+			pthread_mutex_unlock(&vio->lock);
+			errno = ENODEV;
+			return -1;
+		}
+		vio->waiting = req->next;
+		if (!vio->waiting)
+			vio->waiting_tail = &vio->waiting;
+		n = req_take(vio, req, buf, len);
+		pthread_mutex_unlock(&vio->lock);
+		if (n)
+			return n;
+	}
+}
+
+/* Lock held. The request in flight with this unique id, unlinked. */
+static struct vhost_req *inflight_take(struct vhost_io *vio, uint64_t unique)
+{
+	struct vhost_req **p, *req;
+
+	for (p = &vio->inflight; (req = *p); p = &req->next) {
+		if (req->unique == unique) {
+			*p = req->next;
+			return req;
+		}
+	}
+	return NULL;
+}
+
+static ssize_t vio_writev(int fd, struct iovec *iov, int count,
+			  void *userdata)
+{
+	struct vhost_io *vio = fs_session_state(userdata);
+	struct fuse_out_header oh;
+	struct vhost_req *req;
+	size_t len = iov_total(iov, count), room;
+	struct iovec err_iov = { &oh, sizeof(oh) };
+
+	if (count < 1 || iov[0].iov_len < sizeof(oh)) {
+		errno = EINVAL;
+		return -1;
+	}
+	memcpy(&oh, iov[0].iov_base, sizeof(oh));
+	if (!oh.unique) {
+		/* A virtiofs guest has no channel for notifications. */
+		errno = ENOSYS;
+		return -1;
+	}
+	pthread_mutex_lock(&vio->lock);
+	req = inflight_take(vio, oh.unique);
+	if (!req) {
+		pthread_mutex_unlock(&vio->lock);
+		errno = ENOENT;
+		return -1;
+	}
+	room = iov_total(req->elem.in_sg, req->elem.in_num);
+	if (len > room) {
+		fuse_log(FUSE_LOG_ERR,
+			 "rnotifyfs: reply of %zu bytes for a %zu-byte buffer: answered EIO\n",
+			 len, room);
+		oh.len = sizeof(oh);
+		oh.error = -EIO;
+		iov = &err_iov;
+		count = 1;
+		len = room < sizeof(oh) ? 0 : sizeof(oh);
+	}
+	if (len)
+		copy_to_iov(req->elem.in_sg, req->elem.in_num, iov, count);
+	req_complete(vio, req, len);
+	pthread_mutex_unlock(&vio->lock);
+	return len;
+}
+
+static const struct fuse_custom_io vio_hooks = {
+	.read = vio_read,
+	.writev = vio_writev,
+};
+
+/* Lock held. Pops every request queue qidx has; returns how many. */
+static unsigned int queue_drain(struct vhost_io *vio, int qidx)
+{
+	VuVirtq *vq = vu_get_queue(&vio->dev, qidx);
+	struct vhost_req *req;
+	unsigned int n = 0;
+
+	while ((req = vu_queue_pop(&vio->dev, vq, sizeof(*req)))) {
+		req->qidx = qidx;
+		req->next = NULL;
+		*vio->waiting_tail = req;
+		vio->waiting_tail = &req->next;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * The fds to wait on: stop_fd, the socket, and the kick fd of each
+ * started queue (qidx[] says which). Returns the count.
+ */
+static int vio_poll_set(struct vhost_io *vio, struct pollfd *p, int *qidx)
+{
+	int n = 0, i;
+
+	p[n++] = (struct pollfd){ .fd = vio->stop_fd, .events = POLLIN };
+	p[n++] = (struct pollfd){ .fd = vio->sock, .events = POLLIN };
+	for (i = 0; i < vio->dev.max_queues; i++) {
+		VuVirtq *vq = &vio->dev.vq[i];
+
+		if (vq->kick_fd < 0 || !vu_queue_started(&vio->dev, vq))
+			continue;
+		qidx[n] = i;
+		p[n++] = (struct pollfd){ .fd = vq->kick_fd, .events = POLLIN };
+	}
+	return n;
+}
+
+/* Handles one round of readiness; false when the device is done. */
+static bool vio_round(struct vhost_io *vio, struct pollfd *p, int *qidx,
+		      int n)
+{
+	uint64_t kicks, popped = 0;
+	bool ok = true;
+	int i;
+
+	for (i = 2; i < n; i++) {
+		if (!(p[i].revents & POLLIN))
+			continue;
+		if (read(p[i].fd, &kicks, sizeof(kicks)) < 0 &&
+		    errno != EAGAIN)
+			continue;
+		pthread_mutex_lock(&vio->lock);
+		popped += queue_drain(vio, qidx[i]);
+		pthread_mutex_unlock(&vio->lock);
+	}
+	if (popped && write(vio->ready_fd, &popped, sizeof(popped)) < 0)
+		fuse_log(FUSE_LOG_ERR, "rnotifyfs: waking workers: %s\n",
+			 strerror(errno));
+	if (p[1].revents) {
+		pthread_mutex_lock(&vio->lock);
+		ok = vu_dispatch(&vio->dev);
+		pthread_mutex_unlock(&vio->lock);
+	}
+	return ok && !atomic_load(&vio->ended);
+}
+
+static void *vio_device_main(void *arg)
+{
+	struct vhost_io *vio = arg;
+	struct pollfd p[2 + VHOST_IO_QUEUES];
+	int qidx[2 + VHOST_IO_QUEUES];
+	uint64_t all = VHOST_IO_ENDED;
+	int n;
+
+	for (;;) {
+		n = vio_poll_set(vio, p, qidx);
+		if (poll(p, n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			fuse_log(FUSE_LOG_ERR, "rnotifyfs: vhost-user poll: %s\n",
+				 strerror(errno));
+			break;
+		}
+		if (p[0].revents || !vio_round(vio, p, qidx, n))
+			break;
+	}
+	if (!p[0].revents)
+		fuse_log(FUSE_LOG_INFO,
+			 "rnotifyfs: the VMM disconnected: stopping\n");
+	atomic_store(&vio->ended, true);
+	fuse_session_exit(vio->se);
+	if (write(vio->ready_fd, &all, sizeof(all)) < 0)
+		fuse_log(FUSE_LOG_ERR, "rnotifyfs: waking workers: %s\n",
+			 strerror(errno));
+	return NULL;
+}
+
+static int vio_listen(const char *path)
+{
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	mode_t old;
+	int fd, err;
+
+	if (strlen(path) >= sizeof(un.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(un.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	unlink(path);
+	/* Only the owner may connect, as with virtiofsd. */
+	old = umask(0077);
+	err = bind(fd, (struct sockaddr *)&un, sizeof(un));
+	umask(old);
+	if (err || listen(fd, 1)) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+struct vhost_io *vhost_io_accept(const char *socket_path, int listen_fd)
+{
+	struct vhost_io *vio = calloc(1, sizeof(*vio));
+	int lfd = listen_fd, err;
+
+	if (!vio)
+		return NULL;
+	vio->sock = vio->ready_fd = vio->stop_fd = -1;
+	pthread_mutex_init(&vio->lock, NULL);
+	vio->waiting_tail = &vio->waiting;
+	if (socket_path)
+		lfd = vio_listen(socket_path);
+	if (lfd < 0)
+		goto fail;
+	fuse_log(FUSE_LOG_INFO,
+		 "rnotifyfs: waiting for the vhost-user connection on %s\n",
+		 socket_path ? socket_path : "the given fd");
+	do {
+		vio->sock = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	} while (vio->sock < 0 && errno == EINTR);
+	err = errno;
+	close(lfd);
+	errno = err;
+	if (vio->sock < 0)
+		goto fail;
+	vio->ready_fd = eventfd(0, EFD_SEMAPHORE | EFD_CLOEXEC);
+	vio->stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (vio->ready_fd < 0 || vio->stop_fd < 0)
+		goto fail;
+	if (!vu_init(&vio->dev, VHOST_IO_QUEUES, vio->sock, vio_panic, NULL,
+		     vio_set_watch, vio_remove_watch, &vio_iface)) {
+		errno = ENOMEM;
+		goto fail;
+	}
+	vio->inited = true;
+	return vio;
+fail:
+	err = errno;
+	vhost_io_free(vio);
+	errno = err;
+	return NULL;
+}
+
+int vhost_io_start(struct vhost_io *vio, struct fuse_session *se,
+		   struct fs *fs)
+{
+	int err;
+
+	vio->se = se;
+	vio->fs = fs;
+	fs_set_session_state(fs, vio);
+	err = fuse_session_custom_io(se, &vio_hooks, vio->ready_fd);
+	if (err) {
+		fs_set_session_state(fs, NULL);
+		return err;
+	}
+	vio->given = true;	/* fuse_session_destroy() closes it */
+	err = pthread_create(&vio->thread, NULL, vio_device_main, vio);
+	if (err)
+		return -err;
+	vio->started = true;
+	return 0;
+}
+
+void vhost_io_stop(struct vhost_io *vio)
+{
+	uint64_t one = 1;
+
+	if (!vio || !vio->started)
+		return;
+	if (write(vio->stop_fd, &one, sizeof(one)) < 0)
+		fuse_log(FUSE_LOG_ERR, "rnotifyfs: stopping the device: %s\n",
+			 strerror(errno));
+	pthread_join(vio->thread, NULL);
+	vio->started = false;
+}
+
+static void req_list_free(struct vhost_req *req)
+{
+	struct vhost_req *next;
+
+	for (; req; req = next) {
+		next = req->next;
+		free(req);
+	}
+}
+
+void vhost_io_free(struct vhost_io *vio)
+{
+	if (!vio)
+		return;
+	vhost_io_stop(vio);
+	req_list_free(vio->waiting);
+	req_list_free(vio->inflight);
+	if (vio->inited)
+		vu_deinit(&vio->dev);
+	else if (vio->sock >= 0)
+		close(vio->sock);
+	if (vio->ready_fd >= 0 && !vio->given)
+		close(vio->ready_fd);
+	if (vio->stop_fd >= 0)
+		close(vio->stop_fd);
+	pthread_mutex_destroy(&vio->lock);
+	free(vio);
+}

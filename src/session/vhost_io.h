@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The session's second transport: a vhost-user-fs device backend, so a
+ * VM guest's virtiofs driver is the FUSE client instead of the local
+ * kernel. QEMU (vhost-user-fs-pci) hands us the guest's memory and
+ * virtqueues over a unix socket; each request is a chain of descriptors
+ * in guest memory, the request ("out") followed by room for its reply
+ * ("in").
+ *
+ * libfuse still runs the session (low-level API, unforked) through its
+ * I/O hooks (fuse_session_custom_io): the read hook takes the next popped
+ * request and copies it into libfuse's buffer; the writev hook copies the
+ * reply into the in-buffers of the request with the same unique id and
+ * returns the chain to the guest (vu_queue_push + notify). Nothing is
+ * spliced. Requests that get no reply (FORGET, BATCH_FORGET, INTERRUPT)
+ * are acted on in the read hook, as over /dev/fuse (session_io.h), and
+ * returned to the guest at once.
+ *
+ * Threads: one device thread polls the socket (vu_dispatch: memory maps,
+ * queue set-up) and the queues' kick eventfds (popping requests onto a
+ * list); the session's workers read from that list. Every call into
+ * libvhost-user, and every copy to or from guest memory, is made under
+ * one lock, so a memory table the guest replaces is never unmapped under
+ * a copy. Notifications (unique 0) cannot reach a virtiofs guest: the
+ * writev hook refuses them with ENOSYS.
+ *
+ * When the guest's VMM disconnects, the session is ended (the workers'
+ * reads fail ENODEV), as virtiofsd ends with its VMM.
+ */
+#ifndef RNOTIFY_SESSION_VHOST_IO_H
+#define RNOTIFY_SESSION_VHOST_IO_H
+
+#include <stdbool.h>
+
+#include "fs/fs.h"
+
+struct vhost_io;
+
+/* Built with libvhost-user (scripts/setup-vhost), so the mode exists. */
+bool vhost_io_available(void);
+
+/*
+ * Listens on socket_path (made anew, owner-only), or on listen_fd if
+ * socket_path is NULL, and waits for the VMM to connect. NULL with errno
+ * set on failure.
+ */
+struct vhost_io *vhost_io_accept(const char *socket_path, int listen_fd);
+
+/*
+ * Installs the hooks on se, whose userdata is fs, and starts the device
+ * thread. The session owns the fd it is given from now on. 0 or -errno.
+ */
+int vhost_io_start(struct vhost_io *vio, struct fuse_session *se,
+		   struct fs *fs);
+
+/* Stops the device thread; the session's loop must have ended. */
+void vhost_io_stop(struct vhost_io *vio);
+
+/* Frees what is left; after fuse_session_destroy(). vio may be NULL. */
+void vhost_io_free(struct vhost_io *vio);
+
+#endif
