@@ -208,6 +208,8 @@ static int mount_and_serve(struct server *s)
 		.backing = s->cli.backing,
 		.entry_timeout = s->cli.entry_timeout,
 		.attr_timeout = s->cli.attr_timeout,
+		.entry_coherent = s->cli.entry_coherent,
+		.attr_coherent = s->cli.attr_coherent,
 		.max_inodes = s->cli.max_inodes,
 		.debug = s->cli.debug,
 	};
@@ -316,6 +318,8 @@ static int vhost_serve(struct server *s)
 		.backing = s->cli.backing,
 		.entry_timeout = s->cli.entry_timeout,
 		.attr_timeout = s->cli.attr_timeout,
+		.entry_coherent = s->cli.entry_timeout,
+		.attr_coherent = s->cli.attr_timeout,
 		.max_inodes = 0,
 		.debug = s->cli.debug,
 		.guest_callers = true,

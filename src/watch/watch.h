@@ -63,6 +63,13 @@ const char *watch_backend_name(const struct watch *w);
  */
 bool watch_keeps_unread(const struct watch *w);
 
+/*
+ * Does w see every change made to the export on the host (a fanotify
+ * filesystem mark on a local file system)? *why: the file system's name
+ * if so, else why not. w may be NULL. See watch_coverage.c.
+ */
+bool watch_sees_all(const struct watch *w, int backing_fd, const char **why);
+
 /* Poll this for POLLIN. */
 int watch_fd(const struct watch *w);
 
