@@ -49,27 +49,39 @@ XATTR = "user.k"
 DIRS = ("a", "b")
 
 
-def state(root, rel):
-    """What a reader sees of rel under root: a comparable tuple."""
-    p = os.path.join(root, rel)
+def meta(root, rel):
+    """rel's attributes under root, by lstat alone: a read would make the
+    kernel ask for them again (it drops its atime on each read)."""
     try:
-        st = os.lstat(p)
+        st = os.lstat(os.path.join(root, rel))
     except FileNotFoundError:
         return ("absent",)
-    out = [st.st_mode, st.st_uid, st.st_gid, st.st_nlink, st.st_mtime_ns]
+    out = (st.st_mode, st.st_uid, st.st_gid, st.st_nlink, st.st_mtime_ns)
+    return out if os.path.isdir(os.path.join(root, rel)) else \
+        out + (st.st_size,)
+
+
+def state(root, rel):
+    """What a reader sees of rel under root: attributes, then content,
+    listing, target or xattr. A last lstat leaves the kernel's cache
+    with the attributes and nothing marked stale (the read's atime), so
+    that a later check sees what the kernel kept, not what it fetched."""
+    p = os.path.join(root, rel)
+    out = [meta(root, rel)]
+    if out[0] == ("absent",):
+        return tuple(map(str, out))
     if os.path.isdir(p) and not os.path.islink(p):
         out.append(sorted(os.listdir(p)))
-        return tuple(map(str, out))
-    out.append(st.st_size)
-    if os.path.islink(p):
+    elif os.path.islink(p):
         out.append(os.readlink(p))
-        return tuple(map(str, out))
-    with open(p, "rb") as f:
-        out.append(f.read())
-    try:
-        out.append(os.getxattr(p, XATTR, follow_symlinks=False))
-    except OSError as e:
-        out.append(errno.errorcode.get(e.errno, e.errno))
+    else:
+        with open(p, "rb") as f:
+            out.append(f.read())
+        try:
+            out.append(os.getxattr(p, XATTR, follow_symlinks=False))
+        except OSError as e:
+            out.append(errno.errorcode.get(e.errno, e.errno))
+    meta(root, rel)
     return tuple(map(str, out))
 
 
@@ -262,8 +274,14 @@ def event_of(m, ch, rel, want):
 
 def differs(m, rels):
     """The first of rels (and their directories) that the mount shows
-    otherwise than BACKING, with both states; None if none does."""
-    for rel in list(rels) + sorted({os.path.dirname(r) for r in rels}):
+    otherwise than BACKING, with both states; None if none does. The
+    attributes of all first, by lstat alone (see meta())."""
+    rels = list(rels) + sorted({os.path.dirname(r) for r in rels})
+    for rel in rels:
+        a, b = meta(m.back, rel), meta(m.mnt, rel)
+        if a != b:
+            return f"{rel}: backing {a}, mount {b}"
+    for rel in rels:
         a, b = state(m.back, rel), state(m.mnt, rel)
         if a != b:
             return f"{rel}: backing {a[:6]}, mount {b[:6]}"
@@ -368,7 +386,10 @@ def main():
     ap.add_argument("--changes", type=int, default=10000)
     ap.add_argument("--only", default=None)
     a = ap.parse_args()
-    parts = {"remote": lambda: remote(a.server, a.changes)}
+    import coherence_lost
+    parts = {"remote": lambda: remote(a.server, a.changes),
+             "overflow": lambda: coherence_lost.overflow(a.server),
+             "unseen": lambda: coherence_lost.unseen(a.server)}
     failed = 0
     for name, fn in parts.items():
         if a.only and a.only != name:
