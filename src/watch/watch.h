@@ -99,10 +99,11 @@ int watch_read(struct watch *w, watch_emit_fn emit, void *arg);
  * on. fanotify only: inotify's own-change filter needs every id. Called
  * before the first watch_read().
  *
- * Such a consumer also gets a held file's link count changes (a link
- * made or removed, the file renamed over), which the host reports to the
- * file's own watchers only and so with no directory: ATTRIB with
- * link_count set. True if it does (fanotify); an inotify watch of the
+ * A file's link count changes (a link made or removed, the file renamed
+ * over), which the host reports to the file's own watchers only and so
+ * with no directory, come as ATTRIB with link_count set: to such a
+ * consumer for a file it holds, to any other for a file whose handle
+ * still opens. True if it does (fanotify); an inotify watch of the
  * directories never sees them.
  */
 bool watch_objects(struct watch *w, unsigned int skip_kinds,
