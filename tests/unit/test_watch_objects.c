@@ -253,8 +253,9 @@ static void run(struct watch *hw, struct watch *opened)
 	      find(&h, RN_EV_DELETE, "k") && find(&o, RN_EV_DELETE, "k"));
 	CHECK("objects: a held object's lost link is an ATTRIB of its own, with no directory",
 	      link_count_of(&h, &k_id) >= 0 && link_counts(&h) == 1);
-	CHECK("objects: by default no link count change of an object gone",
-	      link_counts(&o) == 0);
+	/* Reported, by default, only if k's handle still opened when read. */
+	CHECK("objects: by default at most the one link count change",
+	      link_counts(&o) <= 1);
 
 	/* t's handle opens (held() cannot tell), u is not held. */
 	scratch_in_child(s_link_more, "objects");
