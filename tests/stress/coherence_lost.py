@@ -2,7 +2,8 @@
 """
 The parts of coherence.py (see there) where the host watch does not see
 a change: events lost to a host queue overflow, and the changes it cannot
-see at all (a link from outside the export, the inotify fallback).
+see at all (a link from outside the export, a mount over a cached
+directory, the inotify fallback).
 """
 import os
 import random
@@ -108,6 +109,26 @@ def outside_links(chk, m):
         chk.ok(f"outside_link_{name}", why is None, why)
 
 
+def mount_below(chk, m):
+    """A tmpfs mounted on a directory the client cached, then unmounted:
+    the host watch sees neither, the server's mount table watch does."""
+    os.mkdir(m.bpath("a/over"))
+    os.mknod(m.bpath("a/over/under"))
+    co.state(m.mnt, "a/over")
+    subprocess.run(["mount", "-t", "tmpfs", "none", m.bpath("a/over")],
+                   check=True)
+    try:
+        os.mknod(m.bpath("a/over/on_top"))
+        chk.ok("mount_below_seen", rnfix.wait_until(
+            lambda: os.listdir(m.mpath("a/over")) == ["on_top"],
+            co.UNSEEN_BOUND, 0.02), os.listdir(m.mpath("a/over")))
+    finally:
+        subprocess.run(["umount", "-l", m.bpath("a/over")], check=True)
+    chk.ok("unmount_below_seen", rnfix.wait_until(
+        lambda: os.listdir(m.mpath("a/over")) == ["under"],
+        co.UNSEEN_BOUND, 0.02), os.listdir(m.mpath("a/over")))
+
+
 def unseen(server):
     chk = rnfix.Checks("coherence/unseen")
     m = rnfix.Mount(server, "coherence-out")
@@ -115,6 +136,7 @@ def unseen(server):
         co.Tree(m, random.Random(3602))
         chk.ok("mounted", m.start(), m.server_log())
         outside_links(chk, m)
+        mount_below(chk, m)
     finally:
         m.close()
     m = rnfix.Mount(server, "coherence-ino", opts="watch=inotify")
