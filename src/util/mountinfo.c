@@ -114,13 +114,15 @@ static bool point_below(const char *field, const struct below *b)
 	unsigned int c;
 	size_t i = 0;
 
+	if (b->len == 1)	/* "/": every other point */
+		return strcmp(field, "/") != 0;
 	while (*field && i <= b->len) {
 		if (field[0] == '\\' && sscanf(field + 1, "%3o", &c) == 1)
 			field += 4;
 		else
 			c = (unsigned char)*field++;
 		if (i == b->len)
-			return c == '/' && (*field || b->len > 1);
+			return c == '/';
 		if ((unsigned char)b->dir[i++] != c)
 			return false;
 	}
