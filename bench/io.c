@@ -9,6 +9,9 @@
  *        io seqwrite FILE MIB    write MIB MiB in 1 MiB writes, fsync
  *        io seqread FILE         read FILE in 1 MiB reads
  *        io randread FILE N      N preads of 4 KiB at aligned offsets
+ *        io stat DIR N           lstat the N files mkentries made, then
+ *                                time a second pass (cached, if the file
+ *                                system caches)
  *
  * Timed commands print the seconds they took on stdout.
  */
@@ -153,6 +156,30 @@ static void io_randread(const char *file, long n)
 	close(fd);
 }
 
+static void io_lstat_all(const char *dir, long n)
+{
+	char p[PATH_MAX];
+	struct stat st;
+	long i;
+
+	for (i = 0; i < n; i++) {
+		io_path(p, dir, "s", i);
+		if (lstat(p, &st))
+			bench_die("lstat %s: %s", p, strerror(errno));
+	}
+}
+
+/* Times the second pass only: the first fills the caches. */
+static void io_stat(const char *dir, long n)
+{
+	uint64_t t0;
+
+	io_lstat_all(dir, n);
+	t0 = bench_now_ns();
+	io_lstat_all(dir, n);
+	printf("%.4f\n", (bench_now_ns() - t0) / 1e9);
+}
+
 static int io_dispatch(int argc, char **argv)
 {
 	const char *cmd = argv[1], *p = argv[2];
@@ -172,6 +199,8 @@ static int io_dispatch(int argc, char **argv)
 		io_seqread(p);
 	else if (!strcmp(cmd, "randread") && n > 0)
 		io_randread(p, n);
+	else if (!strcmp(cmd, "stat") && n > 0)
+		io_stat(p, n);
 	else
 		return -1;
 	return 0;
@@ -183,7 +212,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || io_dispatch(argc, argv))
 		bench_die("usage: see the comment at the top of bench/io.c");
-	if (strncmp(argv[1], "mk", 2))
+	if (strncmp(argv[1], "mk", 2) && strcmp(argv[1], "stat"))
 		printf("%.4f\n", (bench_now_ns() - t0) / 1e9);
 	return 0;
 }

@@ -27,6 +27,9 @@ static bool check_fuse_device(void)
 	return true;
 }
 
+/* Why caches expire, or NULL if they are kept until invalidated. */
+static const char *check_cache_why = "no host watch";
+
 static bool check_watcher(const struct cli *cli)
 {
 	struct watch_config wc = { .backend = cli->watch_backend };
@@ -47,6 +50,8 @@ static bool check_watcher(const struct cli *cli)
 		printf("host watcher:     fanotify filesystem mark; the server's own changes are told apart by pid\n");
 	else
 		printf("host watcher:     inotify, one watch per directory (fanotify was refused or not asked for); own changes are told apart by bracketing them\n");
+	if (watch_sees_all(w, wc.backing_fd, &check_cache_why))
+		check_cache_why = NULL;
 	watch_close(w);
 	close(wc.backing_fd);
 	return ok;
@@ -90,6 +95,28 @@ static int check_mode(const struct cli *cli, bool fuse, bool replay,
 	return fuse ? ret : 1;
 }
 
+/*
+ * What the kernel may cache at a mount with these options
+ * (fs/cache_policy.c): until invalidated only where delivery runs and the
+ * host watch sees every change.
+ */
+static void check_caches(const struct cli *cli, bool delivers)
+{
+	const char *why = delivers ? check_cache_why :
+			  "remote changes are not delivered";
+
+	if (!why && cli->entry_coherent >= FS_CACHE_UNTIL_INVALIDATED &&
+	    cli->attr_coherent >= FS_CACHE_UNTIL_INVALIDATED)
+		printf("caches:           names and attributes kept until invalidated: every change is seen, and invalidated before its event (1 s for objects on other mounts inside the export, and for the attributes of files with several links)\n");
+	else if (!why)
+		printf("caches:           names %g s, attributes %g s, as given (every change is seen)\n",
+		       cli->entry_coherent, cli->attr_coherent);
+	else
+		printf("caches:           names %g s, attributes %g s: %s\n",
+		       cli->entry_timeout, cli->attr_timeout,
+		       why);
+}
+
 int check_run(const struct cli *cli)
 {
 	bool fuse = check_fuse_device();
@@ -97,11 +124,14 @@ int check_run(const struct cli *cli)
 	bool root = geteuid() == 0;
 	bool replay = watcher && root && cli->delivery != DELIVERY_PROTOCOL;
 	bool protocol;
+	int ret;
 
 	printf("replay delivery:  %s\n", root ?
 	       "possible (running as root: open_by_handle_at on the mount)" :
 	       "impossible: needs root (open_by_handle_at on the mount)");
 	protocol = fuse && check_protocol() && watcher &&
 		   cli->delivery != DELIVERY_REPLAY;
-	return check_mode(cli, fuse, replay, protocol);
+	ret = check_mode(cli, fuse, replay, protocol);
+	check_caches(cli, !ret);
+	return ret;
 }

@@ -66,8 +66,10 @@ static void cli_usage(const char *prog)
 	       "                           only for reading are read by the kernel\n"
 	       "                           from BACKING directly, where the kernel\n"
 	       "                           allows it: Linux 6.9+, server as root)\n"
-	       "      entry_timeout=SECS   name cache lifetime     (default 1)\n"
-	       "      attr_timeout=SECS    attribute cache lifetime (default 1)\n"
+	       "      entry_timeout=SECS   name cache lifetime     (default: until\n"
+	       "      attr_timeout=SECS    attribute cache lifetime  invalidated\n"
+	       "                           where the host watch sees every change,\n"
+	       "                           see --check; else 1)\n"
 	       "      queue=N              remote events held for delivery\n"
 	       "                           (default 65536)\n"
 	       "      max_inodes=N         objects the kernel may keep the server\n"
@@ -169,6 +171,23 @@ static int cli_max_inodes(const char *s, struct cli *cli)
 	return 0;
 }
 
+/*
+ * A timeout given applies everywhere; one not given is 1 s where the
+ * host watch may miss a change, and until invalidated where it cannot
+ * (fs/cache_policy.c).
+ */
+static void cli_timeouts(const struct cli_raw *raw, struct cli *cli)
+{
+	bool entry = raw->entry_timeout >= 0, attr = raw->attr_timeout >= 0;
+
+	cli->entry_timeout = entry ? raw->entry_timeout : 1.0;
+	cli->attr_timeout = attr ? raw->attr_timeout : 1.0;
+	cli->entry_coherent = entry ? raw->entry_timeout :
+				      FS_CACHE_UNTIL_INVALIDATED;
+	cli->attr_coherent = attr ? raw->attr_timeout :
+				    FS_CACHE_UNTIL_INVALIDATED;
+}
+
 static int cli_convert(const struct cli_raw *raw, struct cli *cli)
 {
 	const char *d = raw->delivery ? raw->delivery : "auto";
@@ -203,13 +222,13 @@ static int cli_convert(const struct cli_raw *raw, struct cli *cli)
 	else
 		return cli_error(EINVAL, "passthrough=%s: expected auto or off",
 				 raw->passthrough);
-	if (raw->entry_timeout < 0 || raw->attr_timeout < 0)
+	if ((raw->entry_timeout < 0 && raw->entry_timeout != -1) ||
+	    (raw->attr_timeout < 0 && raw->attr_timeout != -1))
 		return cli_error(EINVAL, "timeouts must not be negative");
 	if (raw->queue_size < 16 || raw->queue_size > (1UL << 24))
 		return cli_error(EINVAL, "queue=%lu: expected 16 to 16777216",
 				 raw->queue_size);
-	cli->entry_timeout = raw->entry_timeout;
-	cli->attr_timeout = raw->attr_timeout;
+	cli_timeouts(raw, cli);
 	cli->queue_size = raw->queue_size;
 	return cli_max_inodes(raw->max_inodes, cli);
 }
@@ -334,7 +353,7 @@ out:
 
 int cli_parse(int argc, char **argv, struct cli *cli)
 {
-	struct cli_raw raw = { .entry_timeout = 1.0, .attr_timeout = 1.0,
+	struct cli_raw raw = { .entry_timeout = -1, .attr_timeout = -1,
 			       .queue_size = 65536 };
 	struct fuse_cmdline_opts o = { 0 };
 	int ret = -EINVAL;	/* libfuse said why */

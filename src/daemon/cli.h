@@ -28,8 +28,10 @@ struct cli {
 	enum delivery_mode delivery;
 	int watch_backend;	/* enum watch_backend */
 	bool passthrough;	/* -o passthrough=auto (default) */
-	double entry_timeout;
+	double entry_timeout;	/* where the host watch may miss a change */
 	double attr_timeout;
+	double entry_coherent;	/* where it cannot (fs_config) */
+	double attr_coherent;
 	size_t queue_size;
 	long max_inodes;	/* CLI_MAX_INODES_AUTO, 0 (none) or a bound */
 	/* virtiofs mode: a vhost-user-fs backend (cli_vhost.c) */

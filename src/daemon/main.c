@@ -26,6 +26,7 @@
 #include "util/log_out.h"
 #include "mount_gone.h"
 #include "fs/fs.h"
+#include "fs/remote.h"
 #include "session/session_io.h"
 #include "session/serve_loop.h"
 #include "session/vhost_io.h"
@@ -195,6 +196,20 @@ static bool connection_ended(struct fuse_session *se)
 	return false;
 }
 
+/*
+ * Something was mounted or unmounted below BACKING: the host watch saw
+ * nothing of it, and a directory the client keeps may now show another.
+ */
+static void mounts_below_changed(void *arg)
+{
+	struct server *s = arg;
+
+	fuse_log(FUSE_LOG_INFO,
+		 "rnotifyfs: mounts below %s changed: the kernel's caches are dropped\n",
+		 s->cli.backing);
+	fs_cache_drop_all(s->fs);
+}
+
 static bool wants_protocol(const struct cli *cli)
 {
 	return cli->delivery == DELIVERY_AUTO ||
@@ -208,6 +223,8 @@ static int mount_and_serve(struct server *s)
 		.backing = s->cli.backing,
 		.entry_timeout = s->cli.entry_timeout,
 		.attr_timeout = s->cli.attr_timeout,
+		.entry_coherent = s->cli.entry_coherent,
+		.attr_coherent = s->cli.attr_coherent,
 		.max_inodes = s->cli.max_inodes,
 		.debug = s->cli.debug,
 	};
@@ -249,6 +266,7 @@ static int mount_and_serve(struct server *s)
 	/* Threads inherit the mask: only the stopper takes these signals. */
 	pthread_sigmask(SIG_BLOCK, &s->stop_signals, NULL);
 	gone = mount_gone_start(s->cli.mountpoint);
+	mount_gone_below(gone, s->cli.backing, mounts_below_changed, s);
 	s->private_mounts = gone != NULL;
 	if (!gone)
 		fuse_log(FUSE_LOG_WARNING,
@@ -316,6 +334,8 @@ static int vhost_serve(struct server *s)
 		.backing = s->cli.backing,
 		.entry_timeout = s->cli.entry_timeout,
 		.attr_timeout = s->cli.attr_timeout,
+		.entry_coherent = s->cli.entry_timeout,
+		.attr_coherent = s->cli.attr_timeout,
 		.max_inodes = 0,
 		.debug = s->cli.debug,
 		.guest_callers = true,

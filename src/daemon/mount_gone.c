@@ -21,7 +21,41 @@ struct mount_gone {
 	int stop_fd;		/* eventfd: written once to stop */
 	atomic_bool gone;
 	pthread_t thread;
+	/* mount_gone_below(), set before the thread reads them */
+	pthread_mutex_t below_lock;
+	const char *backing;
+	void (*below)(void *arg);
+	void *below_arg;
+	uint64_t below_sum;	/* mountinfo_below() when last looked */
 };
+
+/* Mounts below the backing directory came or went: says so. */
+static void mounts_below(struct mount_gone *g)
+{
+	uint64_t sum;
+
+	pthread_mutex_lock(&g->below_lock);
+	if (g->below && !mountinfo_below(g->table, g->backing, &sum) &&
+	    sum != g->below_sum) {
+		g->below_sum = sum;
+		g->below(g->below_arg);
+	}
+	pthread_mutex_unlock(&g->below_lock);
+}
+
+void mount_gone_below(struct mount_gone *g, const char *backing,
+		      void (*below)(void *arg), void *arg)
+{
+	if (!g)
+		return;
+	pthread_mutex_lock(&g->below_lock);
+	g->backing = backing;
+	if (mountinfo_below(g->table, backing, &g->below_sum))
+		g->below_sum = 0;
+	g->below = below;
+	g->below_arg = arg;
+	pthread_mutex_unlock(&g->below_lock);
+}
 
 /* Until the table changes or we are stopped: false when stopped. */
 static bool table_changed(struct mount_gone *g)
@@ -62,6 +96,7 @@ static void *gone_main(void *arg)
 			kill(getpid(), SIGTERM);
 			break;
 		}
+		mounts_below(g);
 	}
 	return NULL;
 }
@@ -87,6 +122,7 @@ static void gone_free(struct mount_gone *g)
 		close(g->table);
 	if (g->stop_fd >= 0)
 		close(g->stop_fd);
+	pthread_mutex_destroy(&g->below_lock);
 	free(g);
 }
 
@@ -98,6 +134,7 @@ struct mount_gone *mount_gone_start(const char *mountpoint)
 	if (!g)
 		return NULL;
 	g->table = -1;
+	pthread_mutex_init(&g->below_lock, NULL);
 	g->stop_fd = eventfd(0, EFD_CLOEXEC);
 	err = mountinfo_dev_of(mountpoint, &g->dev);
 	if (!err && g->stop_fd < 0)

@@ -10,6 +10,10 @@
  * table instead (poll() on /proc/self/mountinfo wakes at every change),
  * and once no mount of our device is left in it, the server stops as for
  * SIGTERM. A bind mount of the mount elsewhere keeps it serving.
+ *
+ * The same thread tells of mounts made or removed below the backing
+ * directory: the host watch sees nothing of them, and a directory the
+ * client cached shows another one once something is mounted over it.
  */
 #ifndef RNOTIFY_DAEMON_MOUNT_GONE_H
 #define RNOTIFY_DAEMON_MOUNT_GONE_H
@@ -24,6 +28,14 @@ struct mount_gone;
  * blocked, so that the thread inherits the mask. NULL with errno set.
  */
 struct mount_gone *mount_gone_start(const char *mountpoint);
+
+/*
+ * From now on, below(arg) is called on that thread whenever the mounts on
+ * points below the directory backing change (backing is kept, not
+ * copied).
+ */
+void mount_gone_below(struct mount_gone *g, const char *backing,
+		      void (*below)(void *arg), void *arg);
 
 /* Stops watching (NULL: a no-op); true if users had unmounted it. */
 bool mount_gone_stop(struct mount_gone *g);

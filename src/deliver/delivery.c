@@ -199,6 +199,23 @@ bool delivery_allows_passthrough(const struct delivery *d)
 }
 
 /*
+ * A link to a file the client holds was made or removed, perhaps outside
+ * the export, where the scope drops the events of that name: its link
+ * count and attributes go (files with several links keep their
+ * attributes for attr_timeout only, fs/cache_policy.c). Replay makes no
+ * event of it, as before: the host reports it to the file's own marks
+ * only, and a replayed ATTRIB would reach its directory's watchers too.
+ */
+static void link_count_changed(struct delivery *d, const struct rn_event *ev)
+{
+	uint64_t node;
+	uint32_t gen;
+
+	if (fs_node_of(d->fs, &ev->obj, &node, &gen))
+		fs_inval_inode(d->fs, node);
+}
+
+/*
  * The kernel's close of a backing file it opened for a writer on the
  * mount is not a remote change (fs/passthrough.h). A directory moved out
  * of the export is out of the client's reach before it hears of it.
@@ -212,6 +229,10 @@ static void sink_event(void *arg, const struct rn_event *ev)
 	if (ev->kind == RN_EV_CLOSE_WRITE &&
 	    fs_passthrough_backing_close(d->fs, &ev->obj))
 		return;
+	if (ev->link_count && d->replay) {
+		link_count_changed(d, ev);
+		return;
+	}
 	d->backend.event(d->backend.arg, ev);
 }
 
@@ -299,6 +320,7 @@ struct delivery *delivery_start(struct delivery *d, struct session_io *sio,
 				bool private_mounts, bool *fatal)
 {
 	const char *why;
+	bool all;
 	int ret;
 
 	*fatal = false;
@@ -322,6 +344,8 @@ struct delivery *delivery_start(struct delivery *d, struct session_io *sio,
 		*fatal = true;
 		return NULL;
 	}
+	all = watch_sees_all(d->watch, fs_backing_fd(d->fs), &why);
+	fs_cache_coherent(d->fs, all, why);
 	fuse_log(FUSE_LOG_DEBUG, "rnotifyfs: delivery: %s, watch: %s\n",
 		 d->send ? "protocol" : "replay",
 		 watch_backend_name(d->watch));

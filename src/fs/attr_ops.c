@@ -14,16 +14,24 @@
 #include "caller.h"
 #include "fs_internal.h"
 
+static void reply_attr_st(fuse_req_t req, const struct fs_inode *in,
+			  const struct stat *st)
+{
+	double entry, attr;
+
+	fs_cache_timeouts(fs_of(req), in, st, &entry, &attr);
+	fuse_reply_attr(req, st, attr);
+}
+
 static void reply_attr(fuse_req_t req, struct fs_inode *in)
 {
-	struct fs *fs = fs_of(req);
 	struct stat st;
 	int err = in ? fs_table_stat(in, &st) : -ESTALE;
 
 	if (err)
 		fuse_reply_err(req, -err);
 	else
-		fuse_reply_attr(req, &st, fs->attr_timeout);
+		reply_attr_st(req, in, &st);
 }
 
 /*
@@ -38,7 +46,7 @@ static void reply_answer(fuse_req_t req, struct fs_inode *in,
 
 	if (fs_table_stat(in, &st))
 		st = *given;
-	fuse_reply_attr(req, &st, fs_of(req)->attr_timeout);
+	reply_attr_st(req, in, &st);
 }
 
 void fs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)

@@ -66,8 +66,7 @@ void fs_entry_param(struct fs *fs, struct fs_inode *child,
 	e->ino = child->nodeid;
 	e->generation = child->generation;
 	e->attr = *st;
-	e->attr_timeout = fs->attr_timeout;
-	e->entry_timeout = fs->entry_timeout;
+	fs_cache_timeouts(fs, child, st, &e->entry_timeout, &e->attr_timeout);
 }
 
 /*

@@ -74,6 +74,8 @@ struct fs *fs_new(const struct fs_config *cfg)
 	fs_passthrough_init(&fs->pt);
 	fs->entry_timeout = cfg->entry_timeout;
 	fs->attr_timeout = cfg->attr_timeout;
+	fs->entry_coherent = cfg->entry_coherent;
+	fs->attr_coherent = cfg->attr_coherent;
 	fs->debug = cfg->debug;
 	fs->as_root = geteuid() == 0;
 	fs->guest_callers = cfg->guest_callers;
@@ -227,6 +229,7 @@ void fs_op_init(void *userdata, struct fuse_conn_info *conn)
 	struct fs *fs = userdata;
 	int err;
 
+	fs_cache_init_seen(fs, conn->proto_minor);
 	/* File handles of the mount: fanotify FID marks, open_by_handle_at. */
 	if (conn->capable & FUSE_CAP_EXPORT_SUPPORT)
 		conn->want |= FUSE_CAP_EXPORT_SUPPORT;

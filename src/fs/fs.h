@@ -20,10 +20,22 @@
 
 struct fs;
 
+/*
+ * A lifetime the kernel keeps a name or attributes for until it is told
+ * otherwise (a year: any longer means the same to it).
+ */
+#define FS_CACHE_UNTIL_INVALIDATED (365 * 86400.0)
+
 struct fs_config {
 	const char *backing;	/* path of the exported directory */
 	double entry_timeout;	/* seconds the kernel may cache names */
 	double attr_timeout;	/* seconds the kernel may cache attributes */
+	/*
+	 * The same, for objects whose every change the host watch sees, once
+	 * delivery says it does (fs_cache_coherent(), cache_policy.c).
+	 */
+	double entry_coherent;
+	double attr_coherent;
 	long max_inodes;	/* < 0: from the memory cgroup; 0: no bound */
 	bool debug;
 	/*

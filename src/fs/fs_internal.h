@@ -22,8 +22,12 @@
 struct fs {
 	struct fs_table table;
 	int root_fd;
-	double entry_timeout;
+	double entry_timeout;		/* where the watch may miss changes */
 	double attr_timeout;
+	double entry_coherent;		/* where it sees them all */
+	double attr_coherent;
+	atomic_bool coherent;		/* cache_policy.c */
+	bool inc_epoch;			/* the kernel takes INC_EPOCH */
 	bool debug;
 	bool as_root;			/* geteuid() == 0 at the start */
 	bool guest_callers;		/* fs_config.guest_callers */
@@ -98,6 +102,11 @@ void fs_reply_entry(fuse_req_t req, struct fs_inode *dir, const char *name,
 bool fs_reply_create(fuse_req_t req, struct fs_inode *dir, const char *name,
 		     struct fs_inode *child, const struct stat *st,
 		     struct fuse_file_info *fi);
+/* The entry and attribute timeouts of in, shown with st (cache_policy.c). */
+void fs_cache_timeouts(const struct fs *fs, const struct fs_inode *in,
+		       const struct stat *st, double *entry, double *attr);
+/* What INIT negotiated: which way the kernel can drop every name. */
+void fs_cache_init_seen(struct fs *fs, unsigned int proto_minor);
 void fs_entry_param(struct fs *fs, struct fs_inode *child,
 		    const struct stat *st, struct fuse_entry_param *e);
 mode_t fs_create_mode(fuse_req_t req, struct fs_inode *dir, mode_t mode);

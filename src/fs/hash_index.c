@@ -109,3 +109,14 @@ void hash_index_each(struct hash_index *h, void (*fn)(struct hash_link *))
 	}
 	h->count = 0;
 }
+
+void hash_index_visit(const struct hash_index *h,
+		      void (*fn)(struct hash_link *link, void *arg), void *arg)
+{
+	size_t i, n = (size_t)1 << h->bits;
+	struct hash_link *l;
+
+	for (i = 0; i < n; i++)
+		for (l = h->bucket[i]; l; l = l->next)
+			fn(l, arg);
+}

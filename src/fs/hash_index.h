@@ -49,4 +49,8 @@ struct hash_link *hash_index_find(const struct hash_index *h, uint64_t hash,
 /* Calls fn on every link; fn may free the object (not touch the index). */
 void hash_index_each(struct hash_index *h, void (*fn)(struct hash_link *));
 
+/* Calls fn(link, arg) on every link; fn changes neither object nor index. */
+void hash_index_visit(const struct hash_index *h,
+		      void (*fn)(struct hash_link *link, void *arg), void *arg);
+
 #endif

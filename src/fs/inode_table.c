@@ -230,6 +230,7 @@ struct fd_probe {
 	union fs_handle_buf u;
 	bool has_fh;
 	bool root_mount;
+	bool own_mount;
 };
 
 static void fd_probe(const struct fs_table *t, int fd, const struct stat *st,
@@ -238,8 +239,8 @@ static void fd_probe(const struct fs_table *t, int fd, const struct stat *st,
 	int mnt;
 
 	p->has_fh = handle_of(fd, &p->u, &mnt);
-	p->root_mount = p->has_fh &&
-			(mnt == t->mnt_id || on_root_fs(t, fd, st));
+	p->own_mount = p->has_fh && mnt == t->mnt_id;
+	p->root_mount = p->own_mount || (p->has_fh && on_root_fs(t, fd, st));
 }
 
 /* Whether in's handle is p's: the same object, not a reused number. */
@@ -270,6 +271,7 @@ static struct fs_inode *inode_new(struct fs_table *t, int fd,
 		memcpy(in->tail, p->u.fh.f_handle, in->fh_len);
 		in->id.gen = rn_handle_gen(in->fh_type, in->tail, in->fh_len);
 		in->root_mount = p->root_mount;
+		in->own_mount = p->own_mount;
 	}
 	in->nodeid = t->next_node++;
 	in->generation = ++t->next_gen;

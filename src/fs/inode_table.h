@@ -50,6 +50,11 @@ struct fs_inode {
 	 * mount, is not one.
 	 */
 	bool root_mount;
+	/*
+	 * Reached through the backing root's own mount: the filesystem mark
+	 * sees its changes and the scope places them (cache_policy.c).
+	 */
+	bool own_mount;
 	bool ghost;		/* the tail is the ghost's attributes */
 	uint16_t type;		/* S_IFMT bits of st_mode */
 

@@ -155,6 +155,21 @@ int fs_inval_inode(struct fs *fs, uint64_t nodeid);
 int fs_inval_entry(struct fs *fs, uint64_t parent, const char *name);
 
 /*
+ * Whether the host watch sees every change of the export, and each is
+ * invalidated before its event is delivered: the kernel then keeps names
+ * and attributes until invalidated, where cache_policy.c allows. Set
+ * before the session serves its first request after INIT; logs which
+ * timeouts apply, and why (the file system's name, or why not).
+ */
+void fs_cache_coherent(struct fs *fs, bool coherent, const char *why);
+
+/*
+ * Remote events were lost: the kernel drops every name, attribute and
+ * page it holds (as fs_inval_*(), from outside request handlers).
+ */
+void fs_cache_drop_all(struct fs *fs);
+
+/*
  * Tells the kernel that (parent, name), which it knows as child, is gone
  * (FUSE_NOTIFY_DELETE: dentry dropped, nlink cleared; a kernel with the
  * rnotify series reports DELETE and DELETE_SELF). 0, or a negative errno:

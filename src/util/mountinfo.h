@@ -7,6 +7,7 @@
 #define RNOTIFY_UTIL_MOUNTINFO_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* The device of the last mount on mountpoint: 0, or -ENOENT or -errno. */
@@ -17,5 +18,12 @@ int mountinfo_dev_of(const char *mountpoint, dev_t *dev);
  * read again from its start with read(2))? 1, 0, or -errno.
  */
 int mountinfo_has_dev(int fd, dev_t dev);
+
+/*
+ * Which mounts are on points strictly below dir, in the table open on
+ * fd: *sum, a sum of their ids' hashes, changes when they do (0: none).
+ * 0, or -errno.
+ */
+int mountinfo_below(int fd, const char *dir, uint64_t *sum);
 
 #endif

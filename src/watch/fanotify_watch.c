@@ -258,14 +258,15 @@ static bool fan_place(struct fan_watch *w, const struct fan_record *rec,
 
 /*
  * A file's link count change (fsnotify_link_count()) is reported to its
- * own marks only, so its record names no directory. It is kept for a
- * consumer of held objects (fan_watch_objects()) that holds the file:
- * one the client holds is inside the export, wherever this link was.
+ * own marks only, so its record names no directory. It is kept, with
+ * the file's id: one the client holds is inside the export, wherever
+ * this link was (a consumer of held objects, fan_watch_objects(), is
+ * told whether it holds it; another opens the handle).
  */
 static bool fan_link_count(struct fan_watch *w, const struct fan_record *rec,
 			   struct rn_event *ev)
 {
-	if (!w->scope.held || rec->dfid.present || !rec->fid.present ||
+	if (rec->dfid.present || !rec->fid.present ||
 	    !(rec->mask & FAN_ATTRIB) || (rec->mask & FAN_ONDIR))
 		return false;
 	if (!fan_scope_obj(&w->scope, &rec->fid, &ev->obj))

@@ -63,6 +63,13 @@ const char *watch_backend_name(const struct watch *w);
  */
 bool watch_keeps_unread(const struct watch *w);
 
+/*
+ * Does w see every change made to the export on the host (a fanotify
+ * filesystem mark on a local file system)? *why: the file system's name
+ * if so, else why not. w may be NULL. See watch_coverage.c.
+ */
+bool watch_sees_all(const struct watch *w, int backing_fd, const char **why);
+
 /* Poll this for POLLIN. */
 int watch_fd(const struct watch *w);
 
@@ -92,10 +99,11 @@ int watch_read(struct watch *w, watch_emit_fn emit, void *arg);
  * on. fanotify only: inotify's own-change filter needs every id. Called
  * before the first watch_read().
  *
- * Such a consumer also gets a held file's link count changes (a link
- * made or removed, the file renamed over), which the host reports to the
- * file's own watchers only and so with no directory: ATTRIB with
- * link_count set. True if it does (fanotify); an inotify watch of the
+ * A file's link count changes (a link made or removed, the file renamed
+ * over), which the host reports to the file's own watchers only and so
+ * with no directory, come as ATTRIB with link_count set: to such a
+ * consumer for a file it holds, to any other for a file whose handle
+ * still opens. True if it does (fanotify); an inotify watch of the
  * directories never sees them.
  */
 bool watch_objects(struct watch *w, unsigned int skip_kinds,

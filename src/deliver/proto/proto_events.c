@@ -463,6 +463,8 @@ static int deliver_overflow(struct proto_send *s)
 {
 	struct proto_node root = { .id = FUSE_ROOT_ID };
 
+	/* What the lost events made stale is not known: drop it all. */
+	fs_cache_drop_all(s->cfg.fs);
 	s->stats.overflows++;
 	overflow_log_warn(&s->overflows, 0);
 	return proto_notify(s, &root, FUSE_FSNOTIFY_Q_OVERFLOW, 0, NULL);

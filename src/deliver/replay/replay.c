@@ -138,8 +138,10 @@ static int replay_event(struct replay *r, const struct rn_event *ev)
 	case RN_EV_OVERFLOW:
 		/*
 		 * A stock kernel has no way to queue IN_Q_OVERFLOW for
-		 * watchers of a FUSE mount: count it and log it.
+		 * watchers of a FUSE mount: count it and log it. What the
+		 * lost events made stale is not known: drop it all.
 		 */
+		fs_cache_drop_all(r->fs);
 		r->stats.overflows++;
 		overflow_log_warn(&r->overflows,
 				  event_queue_dropped(r->queue));
