@@ -38,7 +38,7 @@ drop_caches() {
 # the median of the seconds they print. One cold listing lasts a tenth of
 # a second here, too short to time once on a loaded machine.
 cold_runs() {
-	for i in 1 2 3 4 5; do
+	for _ in 1 2 3 4 5; do
 		drop_caches && "$@" || return 1
 	done >/tmp/runs || return 1
 	sort -n /tmp/runs | sed -n 3p
