@@ -57,18 +57,18 @@ void replay_stale_move(struct replay_stale *to, struct replay_stale *from)
 
 void replay_stale_refresh(struct replay *r, struct replay_stale *s)
 {
-	struct stat st;
 	int i, fd;
 
 	pthread_mutex_lock(&r->refresh_lock);
 	for (i = 0; i < s->n; i++) {
 		/* Gone since: nothing to refresh. */
-		fd = replay_node_open(r, &s->nodes[i], O_PATH | O_DIRECTORY);
+		fd = replay_node_open(r, &s->nodes[i],
+				      REPLAY_OPEN_PATH | REPLAY_OPEN_DIR);
 		if (fd < 0)
 			continue;
 		/* The client's fetch is the point, not the answer. */
-		fstat(fd, &st);
-		close(fd);
+		RSYS(r, touch, fd);
+		RSYS(r, close, fd);
 	}
 	pthread_mutex_unlock(&r->refresh_lock);
 	s->n = 0;

@@ -34,9 +34,9 @@ bool replay_shown_node(struct replay *r, uint64_t parent, const char *name,
 }
 
 int replay_node_open(struct replay *r, const struct replay_node *n,
-		     int flags)
+		     int how)
 {
-	return fuse_handle_open(AT_FDCWD, n->id, n->gen, flags);
+	return RSYS(r, open_node, n->id, n->gen, how);
 }
 
 /*
