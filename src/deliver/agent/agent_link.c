@@ -98,7 +98,8 @@ static void log_refused(struct agent_link *l, const char *why)
 {
 	unsigned long held;
 
-	if (log_limit_pass(&l->bad, "agent: refused", now_s(), &held))
+	/* Limited per reason: a hostile guest may repeat one forever. */
+	if (log_limit_pass(&l->bad, why, now_s(), &held))
 		fuse_log(FUSE_LOG_WARNING,
 			 "rnotifyfs: agent channel: %s: line ignored (%lu more since the last such line)\n",
 			 why, held);
