@@ -31,7 +31,7 @@
 
 #include "protocol/agent_wire.h"
 #include "util/log_limit.h"
-#include "agent_link.h"
+#include "agent_link_internal.h"
 
 #define EPOCH_MASK 0x7fff
 
@@ -337,12 +337,24 @@ void agent_link_free(struct agent_link *l)
 	free(l);
 }
 
+/* Under l->lock: the replay's fd for the agent's slot. */
+static int fd_of(struct agent_link *l, int64_t slot)
+{
+	if (slot < 0)
+		return (int)slot;
+	if (slot > 0xffff)
+		return -EIO;
+	return (int)(l->epoch << 16 | slot);
+}
+
 /*
- * One call on the guest's mount: its result (a slot for the opens), or
- * -ENOTCONN when there is no agent, or it went, or it did not answer.
+ * One call on the guest's mount: its result, or -ENOTCONN when there is
+ * no agent, or it went, or it did not answer. A slot the agent returns
+ * becomes the replay's fd here, with the epoch of the agent that
+ * answered.
  */
-static int64_t call(struct agent_link *l, struct agent_msg *m,
-		    struct agent_msg *res)
+int64_t agent_link_call(struct agent_link *l, struct agent_msg *m,
+			struct agent_msg *res)
 {
 	struct timespec until;
 	int64_t ret;
@@ -372,6 +384,9 @@ static int64_t call(struct agent_link *l, struct agent_msg *m,
 	}
 	if (!ret)
 		ret = l->result.ret;
+	if (m->op == AGENT_OPEN_NODE || m->op == AGENT_OPENAT ||
+	    m->op == AGENT_REOPEN)
+		ret = fd_of(l, ret);
 	if (res)
 		*res = l->result;
 	l->want = 0;
@@ -381,7 +396,7 @@ static int64_t call(struct agent_link *l, struct agent_msg *m,
 }
 
 /* The agent's slot behind a replay fd, or -1 if of an agent gone since. */
-static int slot_of(struct agent_link *l, int fd)
+int agent_link_slot(struct agent_link *l, int fd)
 {
 	unsigned int epoch;
 
@@ -391,230 +406,10 @@ static int slot_of(struct agent_link *l, int fd)
 	return fd >= 0 && (unsigned int)fd >> 16 == epoch ? fd & 0xffff : -1;
 }
 
-static int fd_of(struct agent_link *l, int64_t slot)
+void agent_link_agent(struct agent_link *l, bool *ready, pid_t *tid)
 {
-	if (slot < 0)
-		return (int)slot;
-	if (slot > 0xffff)
-		return -EIO;
-	return (int)(l->epoch << 16 | slot);
-}
-
-static int call_fd(struct agent_link *l, enum agent_op op, int fd,
-		   uint64_t a1, uint64_t a2)
-{
-	struct agent_msg m = { .op = op };
-	int slot = slot_of(l, fd);
-
-	if (slot < 0)
-		return -ENOTCONN;
-	m.arg[0] = slot;
-	m.arg[1] = a1;
-	m.arg[2] = a2;
-	return (int)call(l, &m, NULL);
-}
-
-static int call_name(struct agent_link *l, enum agent_op op, int dfd,
-		     const char *name, uint64_t a1, uint64_t a2)
-{
-	struct agent_msg m = { .op = op };
-	int slot = slot_of(l, dfd);
-
-	if (slot < 0)
-		return -ENOTCONN;
-	if (strlen(name) > AGENT_NAME_MAX)
-		return -ENAMETOOLONG;
-	strcpy(m.name, name);
-	m.arg[0] = slot;
-	m.arg[1] = a1;
-	m.arg[2] = a2;
-	return (int)call(l, &m, NULL);
-}
-
-static void link_caller(void *arg, pid_t *tid, uid_t *uid)
-{
-	struct agent_link *l = arg;
-
 	pthread_mutex_lock(&l->lock);
+	*ready = l->ready;
 	*tid = l->ready ? l->tid : -1;
 	pthread_mutex_unlock(&l->lock);
-	*uid = 0;
 }
-
-static int link_enter(void *arg)
-{
-	struct agent_link *l = arg;
-	bool ready;
-
-	pthread_mutex_lock(&l->lock);
-	ready = l->ready;
-	pthread_mutex_unlock(&l->lock);
-	return ready ? 0 : -ENOTCONN;
-}
-
-static void link_leave(void *arg)
-{
-}
-
-static int link_open_node(void *arg, uint64_t id, uint32_t gen, int how)
-{
-	struct agent_link *l = arg;
-	struct agent_msg m = { .op = AGENT_OPEN_NODE,
-			       .arg = { id, gen, how } };
-	int64_t ret = call(l, &m, NULL);
-
-	pthread_mutex_lock(&l->lock);
-	ret = fd_of(l, ret);
-	pthread_mutex_unlock(&l->lock);
-	return (int)ret;
-}
-
-static int link_openat(void *arg, int dfd, const char *name, int how,
-		       mode_t mode)
-{
-	struct agent_link *l = arg;
-	int ret = call_name(l, AGENT_OPENAT, dfd, name, how, mode);
-
-	pthread_mutex_lock(&l->lock);
-	ret = fd_of(l, ret);
-	pthread_mutex_unlock(&l->lock);
-	return ret;
-}
-
-static int link_reopen(void *arg, int fd, int how)
-{
-	struct agent_link *l = arg;
-	int ret = call_fd(l, AGENT_REOPEN, fd, how, 0);
-
-	pthread_mutex_lock(&l->lock);
-	ret = fd_of(l, ret);
-	pthread_mutex_unlock(&l->lock);
-	return ret;
-}
-
-static int link_node_of(void *arg, int fd, uint64_t *id, uint32_t *gen)
-{
-	struct agent_link *l = arg;
-	struct agent_msg m = { .op = AGENT_NODE_OF }, res;
-	int slot = slot_of(l, fd);
-	int64_t ret;
-
-	if (slot < 0)
-		return -ENOTCONN;
-	m.arg[0] = slot;
-	ret = call(l, &m, &res);
-	if (ret)
-		return ret < 0 ? (int)ret : -EIO;
-	if (!res.id)
-		return -EIO;
-	*id = res.id;
-	*gen = res.gen;
-	return 0;
-}
-
-static int link_mknodat(void *arg, int dfd, const char *name, mode_t mode,
-			dev_t rdev)
-{
-	return call_name(arg, AGENT_MKNOD, dfd, name, mode, rdev);
-}
-
-static int link_mkdirat(void *arg, int dfd, const char *name, mode_t mode)
-{
-	return call_name(arg, AGENT_MKDIR, dfd, name, mode, 0);
-}
-
-static int link_symlinkat(void *arg, int dfd, const char *name)
-{
-	return call_name(arg, AGENT_SYMLINK, dfd, name, 0, 0);
-}
-
-static int link_linkat(void *arg, int fd, int dfd, const char *name)
-{
-	struct agent_link *l = arg;
-	struct agent_msg m = { .op = AGENT_LINK };
-	int slot = slot_of(l, fd), dslot = slot_of(l, dfd);
-
-	if (slot < 0 || dslot < 0)
-		return -ENOTCONN;
-	if (strlen(name) > AGENT_NAME_MAX)
-		return -ENAMETOOLONG;
-	m.arg[0] = slot;
-	m.arg[1] = dslot;
-	strcpy(m.name, name);
-	return (int)call(l, &m, NULL);
-}
-
-static int link_unlinkat(void *arg, int dfd, const char *name, int rmdir)
-{
-	return call_name(arg, AGENT_UNLINK, dfd, name, !!rmdir, 0);
-}
-
-static int link_renameat(void *arg, int sfd, const char *name, int dfd,
-			 const char *newname)
-{
-	struct agent_link *l = arg;
-	struct agent_msg m = { .op = AGENT_RENAME };
-	int sslot = slot_of(l, sfd), dslot = slot_of(l, dfd);
-
-	if (sslot < 0 || dslot < 0)
-		return -ENOTCONN;
-	if (strlen(name) > AGENT_NAME_MAX || strlen(newname) > AGENT_NAME_MAX)
-		return -ENAMETOOLONG;
-	m.arg[0] = sslot;
-	m.arg[1] = dslot;
-	strcpy(m.name, name);
-	strcpy(m.name2, newname);
-	return (int)call(l, &m, NULL);
-}
-
-static int link_write_byte(void *arg, int fd)
-{
-	return call_fd(arg, AGENT_WRITE_BYTE, fd, 0, 0);
-}
-
-static int link_truncate0(void *arg, int fd)
-{
-	return call_fd(arg, AGENT_TRUNCATE0, fd, 0, 0);
-}
-
-static int link_chown_link(void *arg, int fd, uid_t uid, gid_t gid)
-{
-	return call_fd(arg, AGENT_CHOWN_LINK, fd, uid, gid);
-}
-
-static int link_chmod(void *arg, int fd, mode_t mode)
-{
-	return call_fd(arg, AGENT_CHMOD, fd, mode, 0);
-}
-
-static int link_touch(void *arg, int fd)
-{
-	return call_fd(arg, AGENT_TOUCH, fd, 0, 0);
-}
-
-static void link_close(void *arg, int fd)
-{
-	call_fd(arg, AGENT_CLOSE, fd, 0, 0);
-}
-
-const struct replay_sys agent_link_sys = {
-	.caller = link_caller,
-	.enter = link_enter,
-	.leave = link_leave,
-	.open_node = link_open_node,
-	.openat = link_openat,
-	.reopen = link_reopen,
-	.node_of = link_node_of,
-	.mknodat = link_mknodat,
-	.mkdirat = link_mkdirat,
-	.symlinkat = link_symlinkat,
-	.linkat = link_linkat,
-	.unlinkat = link_unlinkat,
-	.renameat = link_renameat,
-	.write_byte = link_write_byte,
-	.truncate0 = link_truncate0,
-	.chown_link = link_chown_link,
-	.chmod = link_chmod,
-	.touch = link_touch,
-	.close = link_close,
-};
