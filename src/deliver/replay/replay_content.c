@@ -27,12 +27,8 @@
  * the name's lookups from the node it shows.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "deliver/common/fuse_handle.h"
 #include "replay_internal.h"
 
 /*

@@ -12,12 +12,8 @@
  * create is replayed, and it must still be created in the client's view.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "deliver/common/fuse_handle.h"
 #include "replay_internal.h"
 
 /*

@@ -23,10 +23,7 @@
  * replayed write slowed the next write's replay, in another file, more
  * than it saved (bench/build/lat on a loaded 2-CPU machine).
  */
-#include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "replay_internal.h"
 

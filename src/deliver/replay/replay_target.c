@@ -9,11 +9,8 @@
  * are skipped.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "deliver/common/fuse_handle.h"
 #include "replay_internal.h"
 
 bool replay_known_node(struct replay *r, const struct rn_id *id,

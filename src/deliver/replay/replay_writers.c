@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "replay_internal.h"
 
