@@ -42,23 +42,23 @@ static void test_round_trips(void)
 
 	strcpy(call.name, "a b\nc\xff");
 	memset(call.name2, 'x', AGENT_NAME_MAX);
-	CHECK("rename_round_trip",
+	CHECK("agent_wire/rename_round_trip",
 	      !round_trip(&call, &back, line, sizeof(line)) &&
 	      back.op == AGENT_RENAME && back.seq == 7 &&
 	      back.arg[0] == 3 && back.arg[1] == 65535 &&
 	      !strcmp(back.name, call.name) &&
 	      !strcmp(back.name2, call.name2));
-	CHECK("hello_round_trip",
+	CHECK("agent_wire/hello_round_trip",
 	      !round_trip(&hello, &back, line, sizeof(line)) &&
 	      back.kind == AGENT_HELLO && back.seq == hello.seq &&
 	      back.tid == 123 && back.uid == 0);
-	CHECK("node_result_round_trip",
+	CHECK("agent_wire/node_result_round_trip",
 	      !round_trip(&res, &back, line, sizeof(line)) &&
 	      back.id == 42 && back.gen == 4000000000u && back.ret == 0);
-	CHECK("errno_result_round_trip",
+	CHECK("agent_wire/errno_result_round_trip",
 	      !round_trip(&err, &back, line, sizeof(line)) &&
 	      back.ret == -ENOENT && !strcmp(line, "R 9 -2\n"));
-	CHECK("too_small_buffer",
+	CHECK("agent_wire/too_small_buffer",
 	      agent_wire_encode(&call, line, 40) == -ENOSPC);
 }
 
@@ -70,12 +70,12 @@ static void test_bad_names_not_sent(void)
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		strcpy(m.name, bad[i]);
-		CHECK_IN(bad[i], "bad_name_not_encoded",
+		CHECK_IN(bad[i], "agent_wire/bad_name_not_encoded",
 			 agent_wire_encode(&m, line, sizeof(line)) == -EINVAL);
 	}
 	m.op = AGENT_OP_COUNT;
 	strcpy(m.name, "f");
-	CHECK("unknown_op_not_encoded",
+	CHECK("agent_wire/unknown_op_not_encoded",
 	      agent_wire_encode(&m, line, sizeof(line)) == -EINVAL);
 }
 
@@ -102,11 +102,11 @@ static void test_refused_lines(void)
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		CHECK_IN(bad[i], "refused", decode(bad[i]) == -EINVAL);
-	CHECK("nul_refused",
+		CHECK_IN(bad[i], "agent_wire/refused", decode(bad[i]) == -EINVAL);
+	CHECK("agent_wire/nul_refused",
 	      agent_wire_decode("C 1 TOUCH 0\0", 12, &(struct agent_msg){ 0 })
 	      == -EINVAL);
-	CHECK("accepted", !decode("C 1 UNLINK 0 66 1") && !decode("A 5") &&
+	CHECK("agent_wire/accepted", !decode("C 1 UNLINK 0 66 1") && !decode("A 5") &&
 	      !decode("R 3 -2") && !decode("R 3 7") && !decode("H 9 1 0"));
 }
 
