@@ -275,7 +275,7 @@ static const char *slurp(const char *rel, char *buf, size_t len)
 
 static void scenarios(void)
 {
-	struct ev got[MAX_EVENTS];
+	struct ev got[MAX_EVENTS] = { 0 };
 	char buf[64], path[512];
 
 	host_cmd("mkdir %s s", tag);
