@@ -330,6 +330,8 @@ static int vhost_delivery_new(struct server *s, struct agent_link **link)
 		.queue_size = s->cli.queue_size,
 		.debug = s->cli.debug,
 		.replay_sys = &agent_link_sys,
+		/* A stock guest: cache=none instead (cli_vhost.c). */
+		.no_notify = true,
 	};
 	bool fatal;
 

@@ -36,6 +36,7 @@ struct delivery_config {
 	 */
 	const struct replay_sys *replay_sys;
 	void *replay_sys_arg;
+	bool no_notify;		/* replay.h's */
 	bool debug;		/* log the counts at the end */
 };
 

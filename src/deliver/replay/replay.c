@@ -52,6 +52,7 @@ struct replay *replay_new(const struct replay_config *cfg)
 		r->sys_arg = &r->mount;
 	}
 	r->fs = cfg->fs;
+	r->no_notify = cfg->no_notify;
 	r->queue = cfg->queue;
 	r->pin = cfg->pin;
 	r->private_mounts = cfg->private_mounts;

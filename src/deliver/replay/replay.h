@@ -35,6 +35,11 @@ struct replay_config {
 	 */
 	const struct replay_sys *sys;
 	void *sys_arg;
+	/*
+	 * The client takes no FUSE notification (a stock virtiofs guest):
+	 * no cache invalidation is sent; its cache must be off instead.
+	 */
+	bool no_notify;
 	/* The request workers, held on the replayer's CPU for a backlog. */
 	struct cpu_pin *pin;		/* may be NULL */
 	bool private_mounts;		/* mount_cwd_own()'s copy */

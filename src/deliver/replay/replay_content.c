@@ -228,7 +228,7 @@ int replay_modify(struct replay *r, const struct rn_event *ev)
 	 * After the open (which would otherwise need a GETATTR), before the
 	 * write that makes the event.
 	 */
-	fs_inval_inode(r->fs, t.node.id);
+	replay_inval_inode(r, t.node.id);
 	if (merged)
 		ret = 0;
 	else
@@ -264,7 +264,7 @@ int replay_attrib(struct replay *r, const struct rn_event *ev)
 
 	if (!target_open(r, ev, &t))
 		return 0;
-	fs_inval_inode(r->fs, t.node.id);
+	replay_inval_inode(r, t.node.id);
 	ret = attrib_through(r, &t);
 	RSYS(r, close, t.fd);
 	return ret;
@@ -279,7 +279,7 @@ int replay_close_write(struct replay *r, const struct rn_event *ev)
 		return 0;
 	fd = writer_get(r, &t);
 	/* After the open, as for MODIFY; before the close, the event. */
-	fs_inval_inode(r->fs, t.node.id);
+	replay_inval_inode(r, t.node.id);
 	if (fd >= 0)
 		replay_writer_close(r, t.node.id);
 	RSYS(r, close, t.fd);

@@ -76,6 +76,7 @@ struct replay {
 	const struct replay_sys *sys;	/* the system calls, on sys_arg */
 	void *sys_arg;
 	struct mount_cwd mount;		/* replay_sys_local's arg: path, dev */
+	bool no_notify;			/* replay_config's */
 	bool private_mounts;
 	struct session_io *session;
 	uid_t uid;			/* ours, for stand-in attributes */
@@ -101,6 +102,20 @@ struct replay {
 	atomic_bool abandon;		/* replay_abandon() was called */
 	atomic_ulong read_at_stop;	/* read after it: dropped at once */
 };
+
+/* Cache invalidations, unless the client takes none. */
+static inline void replay_inval_inode(struct replay *r, uint64_t node)
+{
+	if (!r->no_notify)
+		fs_inval_inode(r->fs, node);
+}
+
+static inline void replay_inval_entry(struct replay *r, uint64_t parent,
+				      const char *name)
+{
+	if (!r->no_notify)
+		fs_inval_entry(r->fs, parent, name);
+}
 
 /* replay_gate.c */
 void replay_gate(void *arg, const struct fs_gate_query *q,

@@ -120,7 +120,7 @@ static void settle_name(struct replay *r, uint64_t parent, const char *name)
 		return;
 	if (!replay_shown_node(r, parent, name, &n) ||
 	    !replay_name_is_live(r, parent, name, n.id))
-		fs_inval_entry(r->fs, parent, name);
+		replay_inval_entry(r, parent, name);
 }
 
 static int create_in(struct replay *r, const struct replay_node *dir,
@@ -135,7 +135,7 @@ static int create_in(struct replay *r, const struct replay_node *dir,
 		return dfd;
 	/* A name the client already shows would make the create EEXIST. */
 	if (replay_shown_node(r, dir->id, name, &shown))
-		fs_inval_entry(r->fs, dir->id, name);
+		replay_inval_entry(r, dir->id, name);
 	e.parent = dir->id;
 	strcpy(e.name, name);
 	replay_object_stat(r, dir->id, ev, name, &e.st);
@@ -188,7 +188,7 @@ static int delete_in(struct replay *r, const struct replay_node *dir,
 	replay_expect_clear(r);
 	RSYS(r, close, dfd);
 	if (ret < 0)
-		fs_inval_entry(r->fs, dir->id, name);
+		replay_inval_entry(r, dir->id, name);
 	else
 		replay_stale_add(&r->stale, dir);
 	settle_name(r, dir->id, name);
@@ -223,7 +223,7 @@ static int rename_between(struct replay *r, const struct replay_node *from,
 	e.newname_lookup_err = ENOENT;
 	if (replay_shown_node(r, to->id, ev->name2, &dst)) {
 		if (has_src && dst.id == src.id)
-			fs_inval_entry(r->fs, to->id, ev->name2);
+			replay_inval_entry(r, to->id, ev->name2);
 		else
 			e.newname_lookup_err = 0;
 	}
@@ -252,8 +252,8 @@ static int rename_between(struct replay *r, const struct replay_node *from,
 	RSYS(r, close, sfd);
 	RSYS(r, close, dfd);
 	if (ret < 0) {
-		fs_inval_entry(r->fs, from->id, ev->name);
-		fs_inval_entry(r->fs, to->id, ev->name2);
+		replay_inval_entry(r, from->id, ev->name);
+		replay_inval_entry(r, to->id, ev->name2);
 	} else {
 		replay_stale_add(&r->stale, from);
 		replay_stale_add(&r->stale, to);
