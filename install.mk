@@ -29,12 +29,15 @@ install: $(B)/rnotifyfs
 	$(INSTALL) -m 644 docs/rnotifyfs.8 $(DESTDIR)$(MAN8DIR)/rnotifyfs.8
 	$(INSTALL) -m 644 dist/mnt-rnotify.mount \
 		$(DESTDIR)$(EXAMPLEDIR)/mnt-rnotify.mount
+	$(INSTALL) -m 644 dist/rnotifyfs-agent@.service \
+		$(DESTDIR)$(EXAMPLEDIR)/rnotifyfs-agent@.service
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/rnotifyfs \
 		$(DESTDIR)$(SBINDIR)/mount.fuse.rnotifyfs \
 		$(DESTDIR)$(MAN8DIR)/rnotifyfs.8 \
-		$(DESTDIR)$(EXAMPLEDIR)/mnt-rnotify.mount
+		$(DESTDIR)$(EXAMPLEDIR)/mnt-rnotify.mount \
+		$(DESTDIR)$(EXAMPLEDIR)/rnotifyfs-agent@.service
 	-rmdir $(DESTDIR)$(EXAMPLEDIR) $(DESTDIR)$(PREFIX)/share/doc/rnotifyfs
 
 endif

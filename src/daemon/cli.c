@@ -23,6 +23,7 @@ struct cli_raw {
 	double attr_timeout;
 	unsigned long queue_size;
 	char *max_inodes;
+	char *agent_socket;
 	char *backing;
 	int check;
 };
@@ -37,6 +38,7 @@ static const struct fuse_opt cli_spec[] = {
 	CLI_OPT("attr_timeout=%lf", attr_timeout),
 	CLI_OPT("queue=%lu", queue_size),
 	CLI_OPT("max_inodes=%s", max_inodes),
+	CLI_OPT("agent_socket=%s", agent_socket),
 	CLI_OPT("--check", check),
 	FUSE_OPT_END
 };
@@ -45,7 +47,8 @@ static void cli_usage(const char *prog)
 {
 	printf("usage: %s [options] BACKING MOUNTPOINT\n"
 	       "       %s --check [-o watch=BACKEND] [BACKING]\n"
-	       "       %s --socket-path=PATH -o source=DIR [options]\n\n"
+	       "       %s --socket-path=PATH -o source=DIR [options]\n"
+	       "       %s --agent [--port=NAME | --channel=PATH] [-d] MOUNTPOINT\n\n"
 	       "Exports the directory BACKING at MOUNTPOINT. Changes made to BACKING\n"
 	       "from outside the mount reach inotify and fanotify watchers on MOUNTPOINT\n"
 	       "as if they had been made through it.\n\n"
@@ -77,6 +80,12 @@ static void cli_usage(const char *prog)
 	       "                           idle files (default: from the memory\n"
 	       "                           cgroup's limit, none without one;\n"
 	       "                           0: no bound)\n"
+	       "      agent_socket=PATH    replay remote changes through an agent\n"
+	       "                           (rnotifyfs --agent) that connects to\n"
+	       "                           PATH: in virtiofs mode, the guest's,\n"
+	       "                           by a virtio-serial port (with cache=none)\n"
+	       "    --agent                run as the agent in a virtiofs guest on\n"
+	       "                           MOUNTPOINT (rnotifyfs --agent --help)\n"
 	       "    --socket-path=PATH     virtiofs mode: serve a VM guest as a\n"
 	       "                           vhost-user-fs backend (QEMU\n"
 	       "                           vhost-user-fs-pci) listening on PATH;\n"
@@ -93,7 +102,7 @@ static void cli_usage(const char *prog)
 	       "                           1 s, a day, or not at all (default auto)\n"
 	       "      timeout=SECS         virtiofs mode: both of those lifetimes\n"
 	       "      log_level=LEVEL      virtiofs mode: debug | info | warn | err\n",
-	       prog, prog, prog);
+	       prog, prog, prog, prog);
 }
 
 static int cli_keep_positional(void *data, const char *arg, int key,
@@ -230,6 +239,16 @@ static int cli_convert(const struct cli_raw *raw, struct cli *cli)
 				 raw->queue_size);
 	cli_timeouts(raw, cli);
 	cli->queue_size = raw->queue_size;
+	if (raw->agent_socket && cli->delivery != DELIVERY_AUTO &&
+	    cli->delivery != DELIVERY_REPLAY)
+		return cli_error(EINVAL, "agent_socket: replays; not with delivery=%s",
+				 raw->delivery);
+	if (raw->agent_socket) {
+		cli->delivery = DELIVERY_REPLAY;
+		cli->agent_socket = strdup(raw->agent_socket);
+		if (!cli->agent_socket)
+			return cli_error(ENOMEM, "out of memory");
+	}
 	return cli_max_inodes(raw->max_inodes, cli);
 }
 
@@ -399,6 +418,7 @@ out:
 	free(raw.watch);
 	free(raw.passthrough);
 	free(raw.max_inodes);
+	free(raw.agent_socket);
 	free(raw.backing);
 	return ret;
 }
@@ -408,5 +428,6 @@ void cli_free(struct cli *cli)
 	free(cli->backing);
 	free(cli->mountpoint);
 	free(cli->socket_path);
+	free(cli->agent_socket);
 	fuse_opt_free_args(&cli->args);
 }

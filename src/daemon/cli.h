@@ -40,6 +40,7 @@ struct cli {
 	int socket_fd;		/* --fd: a listening socket */
 	int thread_pool;	/* --thread-pool-size; -1: not given */
 	bool use_syslog;	/* --syslog */
+	char *agent_socket;	/* -o agent_socket: the guest agent's channel */
 	struct fuse_args args;	/* what is left for fuse_session_new() */
 };
 

@@ -23,6 +23,8 @@ struct cli_vraw {
 	char *cache;
 	char *log_level;
 	char *delivery;
+	char *agent_socket;
+	unsigned long queue_size;
 	double timeout;		/* < 0: not given */
 	double entry_timeout;
 	double attr_timeout;
@@ -46,6 +48,8 @@ static const struct fuse_opt cli_vspec[] = {
 	V_OPT("cache=%s", cache, 0),
 	V_OPT("log_level=%s", log_level, 0),
 	V_OPT("delivery=%s", delivery, 0),
+	V_OPT("agent_socket=%s", agent_socket, 0),
+	V_OPT("queue=%lu", queue_size, 0),
 	V_OPT("timeout=%lf", timeout, 0),
 	V_OPT("entry_timeout=%lf", entry_timeout, 0),
 	V_OPT("attr_timeout=%lf", attr_timeout, 0),
@@ -92,6 +96,17 @@ static int cli_vcache(const struct cli_vraw *raw, struct cli *cli)
 	const char *c = raw->cache ? raw->cache : "auto";
 	double t;
 
+	/*
+	 * A stock guest takes no invalidation: with the agent, a read right
+	 * after an event sees the new data only if the guest caches nothing.
+	 */
+	if (raw->agent_socket) {
+		if ((raw->cache && strcmp(raw->cache, "none")) ||
+		    raw->timeout > 0 || raw->entry_timeout > 0 ||
+		    raw->attr_timeout > 0)
+			return cli_error(EINVAL, "agent_socket: only cache=none (a stock guest takes no cache invalidation)");
+		c = "none";
+	}
 	if (!strcmp(c, "auto"))
 		t = 1.0;
 	else if (!strcmp(c, "always"))
@@ -121,9 +136,17 @@ static int cli_vconvert(struct cli_vraw *raw, struct cli *cli)
 		return cli_error(EINVAL, "--fd=%d: not a file descriptor", raw->fd);
 	if (!raw->source)
 		return cli_error(EINVAL, "-o source=DIR is needed with --socket-path or --fd");
-	if (raw->delivery && strcmp(raw->delivery, "none"))
-		return cli_error(EINVAL, "delivery=%s: over virtiofs only delivery=none is implemented yet",
+	if (raw->delivery && strcmp(raw->delivery, "none") &&
+	    !(raw->agent_socket && !strcmp(raw->delivery, "replay")))
+		return cli_error(EINVAL, "delivery=%s: over virtiofs, delivery=replay needs -o agent_socket; else only none",
 				 raw->delivery);
+	if (raw->delivery && !strcmp(raw->delivery, "none") &&
+	    raw->agent_socket)
+		return cli_error(EINVAL, "agent_socket with delivery=none: give one");
+	if (raw->queue_size &&
+	    (raw->queue_size < 16 || raw->queue_size > (1UL << 24)))
+		return cli_error(EINVAL, "queue=%lu: expected 16 to 16777216",
+				 raw->queue_size);
 	if (raw->thread_pool < -1)
 		return cli_error(EINVAL, "--thread-pool-size=%d: expected 0 or more",
 				 raw->thread_pool);
@@ -150,12 +173,14 @@ static int cli_vconvert(struct cli_vraw *raw, struct cli *cli)
 	/* virtiofsd's default, and QEMU's documentation runs it so. */
 	cli->foreground = true;
 	cli->singlethread = raw->thread_pool == 0;
-	/* Remote changes are not delivered over virtiofs yet. */
-	cli->delivery = DELIVERY_NONE;
+	/* Remote changes: through the guest's agent, or not at all. */
+	cli->delivery = raw->agent_socket ? DELIVERY_REPLAY : DELIVERY_NONE;
+	cli->agent_socket = raw->agent_socket;
+	raw->agent_socket = NULL;
 	/* Asking the guest to forget needs notifications it cannot take. */
 	cli->max_inodes = 0;
 	cli->passthrough = false;
-	cli->queue_size = 16;
+	cli->queue_size = raw->queue_size ? raw->queue_size : 65536;
 	return 0;
 }
 
@@ -197,6 +222,7 @@ out:
 	free(raw.cache);
 	free(raw.log_level);
 	free(raw.delivery);
+	free(raw.agent_socket);
 	free(raw.refused);
 	return ret;
 }

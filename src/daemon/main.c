@@ -30,6 +30,8 @@
 #include "session/session_io.h"
 #include "session/serve_loop.h"
 #include "session/vhost_io.h"
+#include "agent/agent.h"
+#include "deliver/agent/agent_link.h"
 #include "watchdog.h"
 
 struct server {
@@ -218,6 +220,7 @@ static bool wants_protocol(const struct cli *cli)
 
 static int mount_and_serve(struct server *s)
 {
+	struct agent_link *link = NULL;
 	struct mount_gone *gone;
 	struct fs_config fc = {
 		.backing = s->cli.backing,
@@ -243,6 +246,16 @@ static int mount_and_serve(struct server *s)
 		fprintf(stderr, "rnotifyfs: %s: %s\n", s->cli.backing,
 			strerror(errno));
 		return 1;
+	}
+	if (s->cli.agent_socket) {
+		link = agent_link_new(s->cli.agent_socket);
+		if (!link) {
+			fprintf(stderr, "rnotifyfs: agent_socket=%s: %s\n",
+				s->cli.agent_socket, strerror(errno));
+			goto out_fs;
+		}
+		dc.replay_sys = &agent_link_sys;
+		dc.replay_sys_arg = link;
 	}
 	s->delivery = delivery_new(&dc, s->fs, &fatal);
 	if (fatal)
@@ -283,6 +296,7 @@ out_session:
 out_fs:
 	/* Left when delivery never started. */
 	delivery_stop(s->delivery);
+	agent_link_free(link);
 	fs_destroy(s->fs);
 	session_io_free(s->sio);
 	return ret;
@@ -323,10 +337,42 @@ static int vhost_serve_session(struct server *s)
 }
 
 /*
+ * With -o agent_socket: the host watcher, and replays made in the guest
+ * by its agent (agent_link.h). 0, or 1 after saying why not.
+ */
+static int vhost_delivery_new(struct server *s, struct agent_link **link)
+{
+	struct delivery_config dc = {
+		.mode = DELIVERY_REPLAY,
+		.watch_backend = s->cli.watch_backend,
+		.queue_size = s->cli.queue_size,
+		.debug = s->cli.debug,
+		.replay_sys = &agent_link_sys,
+		/* A stock guest: cache=none instead (cli_vhost.c). */
+		.no_notify = true,
+	};
+	bool fatal;
+
+	*link = NULL;
+	if (!s->cli.agent_socket)
+		return 0;
+	*link = agent_link_new(s->cli.agent_socket);
+	if (!*link) {
+		fuse_log(FUSE_LOG_ERR, "rnotifyfs: agent_socket=%s: %s\n",
+			 s->cli.agent_socket, strerror(errno));
+		return 1;
+	}
+	dc.replay_sys_arg = *link;
+	s->delivery = delivery_new(&dc, s->fs, &fatal);
+	return fatal ? 1 : 0;
+}
+
+/*
  * virtiofs mode: the file system of the /dev/fuse mode, served to a VM
  * guest over vhost-user. Every guest user is a caller like any other
  * (fs/caller.h), with the ids the request carries and no supplementary
- * groups: a guest's pid means nothing on this host.
+ * groups: a guest's pid means nothing on this host, but to the gate,
+ * which knows the guest's agent by it (agent_link.h).
  */
 static int vhost_serve(struct server *s)
 {
@@ -340,7 +386,9 @@ static int vhost_serve(struct server *s)
 		.debug = s->cli.debug,
 		.guest_callers = true,
 	};
+	struct agent_link *link = NULL;
 	struct vhost_io *vio;
+	bool fatal;
 	int ret = 1, err;
 
 	if (s->cli.use_syslog)
@@ -352,6 +400,8 @@ static int vhost_serve(struct server *s)
 		return 1;
 	}
 	fs_passthrough_want(s->fs, false);
+	if (vhost_delivery_new(s, &link))
+		goto out_fs;
 	vio = vhost_io_accept(s->cli.socket_path, s->cli.socket_fd);
 	if (!vio) {
 		fuse_log(FUSE_LOG_ERR, "rnotifyfs: %s: %s\n",
@@ -372,7 +422,13 @@ static int vhost_serve(struct server *s)
 			 strerror(-err));
 		goto out_session;
 	}
-	ret = vhost_serve_session(s);
+	s->delivery = delivery_start(s->delivery, NULL, -1, &s->pin, false,
+				     &fatal);
+	if (!fatal)
+		ret = vhost_serve_session(s);
+	/* Its last replays need the session. */
+	delivery_stop(s->delivery);
+	s->delivery = NULL;
 	vhost_io_stop(vio);
 out_session:
 	fs_set_session(s->fs, NULL);
@@ -380,6 +436,8 @@ out_session:
 out_vio:
 	vhost_io_free(vio);
 out_fs:
+	delivery_stop(s->delivery);
+	agent_link_free(link);
 	fs_destroy(s->fs);
 	return ret;
 }
@@ -387,7 +445,11 @@ out_fs:
 int main(int argc, char **argv)
 {
 	struct server s = { 0 };
-	int ret = cli_parse(argc, argv, &s.cli);
+	int ret;
+
+	if (argc > 1 && !strcmp(argv[1], "--agent"))
+		return agent_main(argc, argv);
+	ret = cli_parse(argc, argv, &s.cli);
 
 	if (ret) {
 		cli_free(&s.cli);

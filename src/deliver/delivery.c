@@ -88,9 +88,9 @@ static void delivery_free(struct delivery *d)
 				 st.abandoned);
 		if (d->cfg.debug)
 			fuse_log(FUSE_LOG_INFO,
-				 "rnotifyfs: replayed %lu, skipped %lu, failed %lu, overflows %lu, backlogs on one CPU %lu\n",
+				 "rnotifyfs: replayed %lu, skipped %lu, failed %lu, overflows %lu, backlogs on one CPU %lu, without an agent %lu\n",
 				 st.replayed, st.skipped, st.failed,
-				 st.overflows, st.held);
+				 st.overflows, st.held, st.unreached);
 	}
 	/* FUSE handlers still run: none may call into a closed watch. */
 	if (d->hooked)
@@ -110,6 +110,9 @@ static int replay_backend(struct delivery *d, struct cpu_pin *pin,
 	struct replay_config rc = {
 		.fs = d->fs,
 		.mountpoint = d->cfg.mountpoint,
+		.sys = d->cfg.replay_sys,
+		.sys_arg = d->cfg.replay_sys_arg,
+		.no_notify = d->cfg.no_notify,
 		.pin = pin,
 		.private_mounts = private_mounts,
 		.session = d->sio,
@@ -265,7 +268,7 @@ static int delivery_chain(struct delivery *d, int fuse_fd,
 	int ret;
 
 	/* The kernel's protocol when it was negotiated at INIT. */
-	ret = session_io_active(d->sio) ?
+	ret = d->sio && session_io_active(d->sio) ?
 	      protocol_backend(d, fuse_fd, private_mounts, &d->backend) :
 	      replay_backend(d, pin, private_mounts, &d->backend);
 	if (ret)
@@ -280,6 +283,8 @@ static int delivery_chain(struct delivery *d, int fuse_fd,
 static const char *delivery_refused(const struct delivery_config *cfg,
 				    const struct session_io *sio)
 {
+	if (cfg->replay_sys)
+		return NULL;	/* the guest's agent replays, as guest root */
 	if (cfg->mode == DELIVERY_PROTOCOL && !session_io_active(sio))
 		return session_io_offered(sio) ?
 		       "the kernel offered remote fsnotify but it was not accepted" :

@@ -13,6 +13,8 @@
 #include "session/session_io.h"
 #include "util/cpu_pin.h"
 
+struct replay_sys;
+
 struct delivery;
 
 enum delivery_mode {
@@ -27,6 +29,14 @@ struct delivery_config {
 	int watch_backend;	/* enum watch_backend */
 	const char *mountpoint;	/* kept, not copied */
 	size_t queue_size;	/* replay queue, in events */
+	/*
+	 * Replay on a mount that is not ours (a virtiofs guest's, through
+	 * its agent: agent_link.h), with these system calls; NULL: on
+	 * mountpoint.
+	 */
+	const struct replay_sys *replay_sys;
+	void *replay_sys_arg;
+	bool no_notify;		/* replay.h's */
 	bool debug;		/* log the counts at the end */
 };
 

@@ -22,6 +22,7 @@ void fs_gate_ask(struct fs *fs, fuse_req_t req, struct fs_gate_query *q,
 	memset(a, 0, sizeof(*a));
 	a->verdict = FS_GATE_PASS;
 	q->tid = fuse_req_ctx(req)->pid;
+	q->uid = fuse_req_ctx(req)->uid;
 	pthread_rwlock_rdlock(&fs->hooks_lock);
 	if (fs->gate)
 		fs->gate(fs->gate_arg, q, a);

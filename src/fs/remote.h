@@ -38,6 +38,7 @@ enum fs_gate_op {
 struct fs_gate_query {
 	enum fs_gate_op op;
 	pid_t tid;		/* fuse_req_ctx(req)->pid: the caller's thread */
+	uid_t uid;		/* fuse_req_ctx(req)->uid */
 	uint64_t parent;	/* node id */
 	const char *name;
 	uint64_t newparent;	/* node id, RENAME only */

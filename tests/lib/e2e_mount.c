@@ -37,6 +37,8 @@ static char e2e_back[E2E_DIR_MAX + 16];
 static char e2e_mntdir[E2E_DIR_MAX + 16];
 static pid_t e2e_owner;
 static pid_t e2e_server;
+static pid_t e2e_agent;		/* RNOTIFY_AGENT=1: the replays' agent */
+static char e2e_agent_sock[E2E_DIR_MAX + 16];
 static bool e2e_is_native;
 static volatile sig_atomic_t e2e_torn_down;
 static struct e2e_reader *e2e_root_reader;
@@ -153,6 +155,17 @@ static void e2e_stop_server(void)
 	e2e_server = 0;
 }
 
+/* The agent is killed: what it does on the way out is not checked. */
+static void e2e_stop_agent(void)
+{
+	if (e2e_agent <= 0)
+		return;
+	kill(e2e_agent, SIGKILL);
+	while (waitpid(e2e_agent, NULL, 0) < 0 && errno == EINTR)
+		;
+	e2e_agent = 0;
+}
+
 static void e2e_teardown(void)
 {
 	static char fusermount[] = "/bin/fusermount3";
@@ -163,6 +176,7 @@ static void e2e_teardown(void)
 	if (getpid() != e2e_owner || e2e_torn_down)
 		return;
 	e2e_torn_down = 1;
+	e2e_stop_agent();
 	e2e_stop_server();
 	if (!e2e_is_native) {
 		char *argv[] = { fusermount, u, z, e2e_mntdir, NULL };
@@ -266,17 +280,60 @@ static void e2e_make_dirs(void)
 		e2e_die("mkdir mnt failed");
 }
 
-static void e2e_start_server(const char *opts)
+static const char *e2e_server_bin(void)
 {
 	const char *bin = getenv("RNOTIFYFS");
+
+	return bin && *bin ? bin : "build/rnotifyfs";
+}
+
+/*
+ * RNOTIFY_AGENT=1: the server replays through an agent, a second
+ * process (rnotifyfs --agent) on the mount, as in a virtiofs guest.
+ */
+static bool e2e_with_agent(void)
+{
+	const char *a = getenv("RNOTIFY_AGENT");
+
+	return a && !strcmp(a, "1");
+}
+
+static void e2e_start_agent(void)
+{
+	const char *bin = e2e_server_bin();
+	char channel[sizeof(e2e_agent_sock) + 16];
+	char *argv[] = { (char *)bin, "--agent", channel, e2e_mntdir, NULL };
+
+	snprintf(channel, sizeof(channel), "--channel=%s", e2e_agent_sock);
+	fflush(NULL);
+	e2e_agent = fork();
+	if (e2e_agent < 0)
+		e2e_die("fork failed");
+	if (e2e_agent == 0) {
+		dup2(2, 1);
+		execv(bin, argv);
+		_exit(127);
+	}
+}
+
+static void e2e_start_server(const char *opts)
+{
+	const char *bin = e2e_server_bin();
+	static char with_agent[1024];
 	char *argv[8];
 	int argc = 0;
 
-	if (!bin || !*bin)
-		bin = "build/rnotifyfs";
 	/* RNOTIFYFS_OPTS runs a whole suite with other server options. */
 	if (!opts || !*opts)
 		opts = getenv("RNOTIFYFS_OPTS");
+	if (e2e_with_agent()) {
+		snprintf(e2e_agent_sock, sizeof(e2e_agent_sock), "%s/agent.sock",
+			 e2e_dir);
+		snprintf(with_agent, sizeof(with_agent), "%s%sagent_socket=%s",
+			 opts && *opts ? opts : "", opts && *opts ? "," : "",
+			 e2e_agent_sock);
+		opts = with_agent;
+	}
 	if (access(bin, X_OK))
 		e2e_die("server binary not found (set RNOTIFYFS)");
 	argv[argc++] = (char *)bin;
@@ -363,6 +420,8 @@ void e2e_mount(const char *opts)
 	if (!e2e_is_native) {
 		e2e_start_server(opts);
 		e2e_wait_mounted();
+		if (e2e_with_agent())
+			e2e_start_agent();
 	}
 	e2e_wait_live();
 }

@@ -77,6 +77,21 @@ int main(void)
 	      !cli.singlethread && !cli.debug && !cli.use_syslog);
 	cli_free(&cli);
 
+	/* A stock guest's agent: delivery by replay, and nothing cached. */
+	ret = parse("--socket-path=/tmp/s -o source=/tmp -o agent_socket=/tmp/a -o queue=64",
+		    &cli);
+	CHECK("cli_vhost/agent_socket", ret == 0 &&
+	      cli.delivery == DELIVERY_REPLAY &&
+	      !strcmp(cli.agent_socket, "/tmp/a") && cli.queue_size == 64 &&
+	      cli.entry_timeout == 0 && cli.attr_timeout == 0);
+	cli_free(&cli);
+	refused("cli_vhost/agent_refuses_cache",
+		"--socket-path=/tmp/s -o source=/tmp -o agent_socket=/tmp/a -o cache=auto");
+	refused("cli_vhost/agent_refuses_timeout",
+		"--socket-path=/tmp/s -o source=/tmp -o agent_socket=/tmp/a -o attr_timeout=1");
+	refused("cli_vhost/agent_refuses_delivery_none",
+		"--socket-path=/tmp/s -o source=/tmp -o agent_socket=/tmp/a -o delivery=none");
+
 	refused("cli_vhost/refuses_sandbox",
 		"--socket-path=/tmp/s -o source=/tmp -o sandbox=chroot");
 	refused("cli_vhost/refuses_no_xattr",

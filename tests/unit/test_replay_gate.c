@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The replay gate: only the announced replay is recognised, and only from
- * the replayer's thread.
+ * the replayer's thread (and, for a guest's agent, with its uid).
  */
 #include <errno.h>
 #include <string.h>
@@ -36,6 +36,33 @@ static void announce_create(void)
 	e.st.st_mode = S_IFREG | 0640;
 	e.st.st_ino = 99;
 	replay_expect_set(&r, &e);
+}
+
+/*
+ * A guest's agent: its pid may be another guest process's once it is
+ * gone, but only root can be the agent; any other uid is served normally.
+ */
+static void test_agent_uid(void)
+{
+	struct fs_gate_query q = { .op = FS_GATE_MKNOD, .tid = REPLAYER,
+				   .uid = 1000, .parent = 7, .name = "new" };
+	struct fs_gate_answer a;
+
+	atomic_store(&r.gate_uid, 0);
+	announce_create();
+	replay_gate(&r, &q, &a);
+	CHECK("agent's pid with another uid passes", a.verdict == FS_GATE_PASS);
+	q.op = FS_GATE_LOOKUP;
+	replay_gate(&r, &q, &a);
+	CHECK("agent's pid with another uid: lookup passes",
+	      a.verdict == FS_GATE_PASS);
+	q.op = FS_GATE_MKNOD;
+	q.uid = 0;
+	replay_gate(&r, &q, &a);
+	CHECK("agent's pid and uid 0 is answered",
+	      a.verdict == FS_GATE_ANSWER);
+	replay_expect_clear(&r);
+	atomic_store(&r.gate_uid, (uid_t)-1);
 }
 
 static void test_other_threads_pass(void)
@@ -183,7 +210,9 @@ int main(void)
 {
 	pthread_mutex_init(&r.lock, NULL);
 	atomic_init(&r.tid, REPLAYER);
+	atomic_init(&r.gate_uid, (uid_t)-1);
 	test_other_threads_pass();
+	test_agent_uid();
 	test_create();
 	test_idle();
 	test_rename();

@@ -25,6 +25,7 @@ check_files() {
 	local want got
 	want=$(printf '%s\n' bin/rnotifyfs sbin/mount.fuse.rnotifyfs \
 		share/doc/rnotifyfs/examples/mnt-rnotify.mount \
+		share/doc/rnotifyfs/examples/rnotifyfs-agent@.service \
 		share/man/man8/rnotifyfs.8)
 	got=$(cd "$p" && find . ! -type d | sed 's|^\./||' | LC_ALL=C sort)
 	if [ "$got" = "$want" ]; then

@@ -16,7 +16,9 @@
  * replay_stop() after, while the session still serves.
  *
  * The replayer reaches the mount through its working directory
- * (mount_cwd.h), the mount root while it replays and "/" between its turns.
+ * (mount_cwd.h), the mount root while it replays and "/" between its turns;
+ * or, for a guest's mount, through the agent there (cfg->sys), which is
+ * then whom the gate answers.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -34,14 +36,23 @@ struct replay *replay_new(const struct replay_config *cfg)
 
 	if (!r)
 		return NULL;
-	r->mountpoint = strdup(cfg->mountpoint);
-	if (!r->mountpoint) {
-		free(r);
-		return NULL;
+	if (cfg->sys) {
+		r->sys = cfg->sys;
+		r->sys_arg = cfg->sys_arg;
+	} else {
+		r->mountpoint = strdup(cfg->mountpoint);
+		if (!r->mountpoint) {
+			free(r);
+			return NULL;
+		}
+		r->mount.path = r->mountpoint;
+		/* Left 0 if not found: each turn's first entry learns it. */
+		mountinfo_dev_of(cfg->mountpoint, &r->mount.dev);
+		r->sys = &replay_sys_local;
+		r->sys_arg = &r->mount;
 	}
-	/* Left 0 if not found: each turn's first entry then learns it. */
-	mountinfo_dev_of(cfg->mountpoint, &r->mount_dev);
 	r->fs = cfg->fs;
+	r->no_notify = cfg->no_notify;
 	r->queue = cfg->queue;
 	r->pin = cfg->pin;
 	r->private_mounts = cfg->private_mounts;
@@ -50,20 +61,11 @@ struct replay *replay_new(const struct replay_config *cfg)
 	r->uid = getuid();
 	r->gid = getgid();
 	atomic_init(&r->tid, -1);
+	atomic_init(&r->gate_uid, (uid_t)-1);
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_mutex_init(&r->refresh_lock, NULL);
 	fs_set_gate(r->fs, replay_gate, r);
 	return r;
-}
-
-/* The thread's id, without a system call after the first. */
-static pid_t replay_self(void)
-{
-	static __thread pid_t tid;
-
-	if (!tid)
-		tid = gettid();
-	return tid;
 }
 
 /*
@@ -75,8 +77,11 @@ static pid_t replay_self(void)
 int replay_thread_init(void *arg)
 {
 	struct replay *r = arg;
-	int ret = mount_cwd_own(r->private_mounts, r->session);
+	int ret;
 
+	if (!r->mountpoint)
+		return 0;	/* not ours to enter */
+	ret = mount_cwd_own(r->private_mounts, r->session);
 	if (ret)
 		fuse_log(FUSE_LOG_ERR, "rnotifyfs: replay: %s: %s\n",
 			 r->mountpoint, strerror(-ret));
@@ -183,17 +188,16 @@ static bool hold_backlog(struct replay *r, unsigned long taken)
 void replay_drained(void *arg)
 {
 	struct replay *r = arg;
-	struct mount_cwd cwd = { .path = r->mountpoint };
 	struct replay_stale stale = { 0 };
-	bool overflowed = false, held = false;
-	unsigned long taken = 0;
+	bool overflowed = false, held = false, in = false;
+	unsigned long taken = 0, unreached = 0;
 	struct rn_event ev;
+	pid_t tid;
+	uid_t uid;
 	int ret;
 
 	if (!event_queue_claim(r->queue))
 		return;
-	cwd.dev = r->mount_dev;
-	atomic_store(&r->tid, replay_self());
 	/* r is the next holder's once take() says the queue is empty. */
 	while (event_queue_take(r->queue, &ev)) {
 		if (atomic_load(&r->abandon)) {
@@ -201,15 +205,38 @@ void replay_drained(void *arg)
 			continue;
 		}
 		held |= hold_backlog(r, ++taken);
-		ret = mount_cwd_enter(&cwd);
-		replay_count(r, &ev, ret ? ret : replay_event(r, &ev));
+		ret = in ? 0 : RSYS(r, enter);
+		if (ret == -ENOTCONN) {
+			/* No agent: one line for the lot, below. */
+			unreached++;
+			continue;
+		}
+		if (!in && !ret) {
+			in = true;
+			/* Before the first call on the mount. */
+			RSYS(r, caller, &tid, &uid);
+			atomic_store(&r->gate_uid, uid);
+			atomic_store(&r->tid, tid);
+		}
+		if (!ret)
+			ret = replay_event(r, &ev);
+		replay_count(r, &ev, ret);
+		/* The agent went (or came back as another): enter again. */
+		if (ret == -ENOTCONN)
+			in = false;
 		replay_stale_move(&stale, &r->stale);
 		overflowed = r->stats.overflows;
 	}
 	/* Off the next event's path: it may already be another's turn. */
-	if (cwd.in)
+	if (in)
 		replay_stale_refresh(r, &stale);
-	mount_cwd_leave(&cwd);
+	r->sys->leave(r->sys_arg);
+	if (unreached) {
+		r->stats.unreached += unreached;
+		fuse_log(FUSE_LOG_WARNING,
+			 "rnotifyfs: no agent in the guest: %lu remote events not delivered (%lu in all)\n",
+			 unreached, r->stats.unreached);
+	}
 	if (held)
 		cpu_pin_release(r->pin);
 	if (overflowed)

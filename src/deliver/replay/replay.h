@@ -22,10 +22,24 @@
 struct replay;
 struct session_io;
 
+struct replay_sys;
+
 struct replay_config {
 	struct fs *fs;			/* serves the mount; gets the gate */
 	struct event_queue *queue;	/* the events to replay */
-	const char *mountpoint;
+	const char *mountpoint;		/* with sys NULL */
+	/*
+	 * The system calls of a replay, on sys_arg, for a mount that is not
+	 * ours to enter (a virtiofs guest's: agent_link.h); NULL: on
+	 * mountpoint, by the replaying thread itself.
+	 */
+	const struct replay_sys *sys;
+	void *sys_arg;
+	/*
+	 * The client takes no FUSE notification (a stock virtiofs guest):
+	 * no cache invalidation is sent; its cache must be off instead.
+	 */
+	bool no_notify;
 	/* The request workers, held on the replayer's CPU for a backlog. */
 	struct cpu_pin *pin;		/* may be NULL */
 	bool private_mounts;		/* mount_cwd_own()'s copy */
@@ -56,6 +70,7 @@ struct replay_stats {
 	unsigned long overflows;
 	unsigned long held;	/* backlogs replayed on one CPU */
 	unsigned long abandoned; /* read, not replayed when the server stopped */
+	unsigned long unreached; /* the mount could not be entered */
 };
 
 /*

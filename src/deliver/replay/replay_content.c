@@ -27,12 +27,8 @@
  * the name's lookups from the node it shows.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "deliver/common/fuse_handle.h"
 #include "replay_internal.h"
 
 /*
@@ -70,9 +66,9 @@ static bool target_hold(struct replay *r, const struct rn_event *ev,
 {
 	if (fd < 0)
 		return false;
-	if (fuse_handle_node(fd, &t->node.id, &t->node.gen) ||
+	if (RSYS(r, node_of, fd, &t->node.id, &t->node.gen) ||
 	    !target_is(r, ev, &t->node)) {
-		close(fd);
+		RSYS(r, close, fd);
 		return false;
 	}
 	t->fd = fd;
@@ -108,16 +104,17 @@ static bool target_from_name(struct replay *r, const struct rn_event *ev,
 	    !replay_shown_node(r, dir.id, ev->name, &n) &&
 	    replay_known_node(r, &ev->obj, &n))
 		return false;
-	dfd = replay_node_open(r, &dir, O_PATH | O_DIRECTORY);
+	dfd = replay_node_open(r, &dir, REPLAY_OPEN_PATH | REPLAY_OPEN_DIR);
 	if (dfd < 0)
 		return false;
 	e.parent = dir.id;
 	strcpy(e.name, ev->name);
 	/* A name already shown, and still valid, needs no request. */
 	replay_expect_set(r, &e);
-	fd = openat(dfd, ev->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	fd = RSYS(r, openat, dfd, ev->name,
+		  REPLAY_OPEN_PATH | REPLAY_OPEN_NOFOLLOW, 0);
 	replay_expect_clear(r);
-	close(dfd);
+	RSYS(r, close, dfd);
 	if (!target_hold(r, ev, t, fd))
 		return false;
 	t->parent = dir.id;
@@ -147,7 +144,8 @@ static bool target_open(struct replay *r, const struct rn_event *ev,
 
 	if (!target_from_name(r, ev, t)) {
 		if (!replay_known_node(r, &ev->obj, &n) ||
-		    !target_hold(r, ev, t, replay_node_open(r, &n, O_PATH)))
+		    !target_hold(r, ev, t,
+				 replay_node_open(r, &n, REPLAY_OPEN_PATH)))
 			return false;
 		t->parent = 0;
 		t->name = "";
@@ -155,7 +153,7 @@ static bool target_open(struct replay *r, const struct rn_event *ev,
 	target_stat(r, ev, t);
 	/* A reused inode number must not turn a file's event into a dir's. */
 	if (!!S_ISDIR(t->st.st_mode) != ev->isdir) {
-		close(t->fd);
+		RSYS(r, close, t->fd);
 		return false;
 	}
 	return true;
@@ -175,21 +173,6 @@ static void target_expect(const struct target *t, enum fs_gate_op op,
 	e->st = t->st;
 }
 
-/* "/proc/self/fd/N": the held object itself, whatever its name now. */
-static void target_path(const struct target *t, char *path, size_t size)
-{
-	snprintf(path, size, "/proc/self/fd/%d", t->fd);
-}
-
-static int target_open_write(struct replay *r, const struct target *t)
-{
-	char path[32];
-	int fd;
-
-	target_path(t, path, sizeof(path));
-	fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
-}
 
 /* A regular file of the client's, opened for writing with direct_io. */
 static int writer_get(struct replay *r, const struct target *t)
@@ -203,7 +186,7 @@ static int writer_get(struct replay *r, const struct target *t)
 		return -EINVAL;
 	target_expect(t, FS_GATE_WRITE, &e);
 	replay_expect_set(r, &e);
-	fd = target_open_write(r, t);
+	fd = RSYS(r, reopen, t->fd, REPLAY_OPEN_WRITE);
 	replay_expect_clear(r);
 	return fd < 0 ? fd : replay_writer_hold(r, t->node.id, fd);
 }
@@ -216,9 +199,10 @@ static int modify_through(struct replay *r, int fd, const struct target *t)
 	target_expect(t, t->st.st_size ? FS_GATE_WRITE : FS_GATE_SETATTR, &e);
 	replay_expect_set(r, &e);
 	if (t->st.st_size)
-		ret = pwrite(fd, "", 1, 0) == 1 ? 1 : -EIO;
+		ret = RSYS(r, write_byte, fd);
 	else
-		ret = ftruncate(fd, 0) ? -errno : 1;
+		ret = RSYS(r, truncate0, fd);
+	ret = ret < 0 ? ret : 1;
 	replay_expect_clear(r);
 	return ret;
 }
@@ -244,13 +228,13 @@ int replay_modify(struct replay *r, const struct rn_event *ev)
 	 * After the open (which would otherwise need a GETATTR), before the
 	 * write that makes the event.
 	 */
-	fs_inval_inode(r->fs, t.node.id);
+	replay_inval_inode(r, t.node.id);
 	if (merged)
 		ret = 0;
 	else
 		ret = fd < 0 ? fd : modify_through(r, fd, &t);
 	/* After the event: one system call less before it. */
-	close(t.fd);
+	RSYS(r, close, t.fd);
 	if (ret > 0)
 		r->last_modified = t.node.id;
 	return ret;
@@ -260,19 +244,15 @@ static int attrib_through(struct replay *r, const struct target *t)
 {
 	struct replay_expect e = { 0 };
 	const struct stat *st = &t->st;
-	char path[32];
 	int ret;
 
 	target_expect(t, FS_GATE_SETATTR, &e);
 	replay_expect_set(r, &e);
-	if (S_ISLNK(st->st_mode)) {
-		ret = fchownat(t->fd, "", st->st_uid, st->st_gid,
-			       AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH);
-	} else {
-		target_path(t, path, sizeof(path));
-		ret = chmod(path, st->st_mode & 07777);
-	}
-	ret = ret ? -errno : 1;
+	if (S_ISLNK(st->st_mode))
+		ret = RSYS(r, chown_link, t->fd, st->st_uid, st->st_gid);
+	else
+		ret = RSYS(r, chmod, t->fd, st->st_mode & 07777);
+	ret = ret < 0 ? ret : 1;
 	replay_expect_clear(r);
 	return ret;
 }
@@ -284,9 +264,9 @@ int replay_attrib(struct replay *r, const struct rn_event *ev)
 
 	if (!target_open(r, ev, &t))
 		return 0;
-	fs_inval_inode(r->fs, t.node.id);
+	replay_inval_inode(r, t.node.id);
 	ret = attrib_through(r, &t);
-	close(t.fd);
+	RSYS(r, close, t.fd);
 	return ret;
 }
 
@@ -299,9 +279,9 @@ int replay_close_write(struct replay *r, const struct rn_event *ev)
 		return 0;
 	fd = writer_get(r, &t);
 	/* After the open, as for MODIFY; before the close, the event. */
-	fs_inval_inode(r->fs, t.node.id);
+	replay_inval_inode(r, t.node.id);
 	if (fd >= 0)
 		replay_writer_close(r, t.node.id);
-	close(t.fd);
+	RSYS(r, close, t.fd);
 	return fd < 0 ? fd : 1;
 }

@@ -115,10 +115,16 @@ void replay_gate(void *arg, const struct fs_gate_query *q,
 		 struct fs_gate_answer *a)
 {
 	struct replay *r = arg;
+	uid_t uid;
 
 	a->verdict = FS_GATE_PASS;
 	a->removes = false;
+
 	if (q->tid != atomic_load_explicit(&r->tid, memory_order_relaxed))
+		return;
+	/* A guest pid is reused once the agent is gone: not its uid. */
+	uid = atomic_load_explicit(&r->gate_uid, memory_order_relaxed);
+	if (uid != (uid_t)-1 && q->uid != uid)
 		return;
 	pthread_mutex_lock(&r->lock);
 	if (r->expect.active) {

@@ -10,8 +10,9 @@
  * threads read r->expect from the gate while the replayer is blocked in
  * the syscall that caused their request; r->lock orders the two. The gate
  * returns at once, without the lock, for any request that is not the
- * replayer's: r->tid is the holder's thread id, written when it takes the
- * role and before its first syscall on the mount.
+ * replayer's: r->tid (and r->gate_uid, unless (uid_t)-1) is whom the table of
+ * system calls names as their caller (replay_sys.h), written when a
+ * thread takes the role and before its first call.
  *
  * The replayer never runs inside a FUSE handler, and a handler never waits
  * for the replayer: a client request may hold a directory lock that a
@@ -27,6 +28,10 @@
 #include "deliver/common/mount_cwd.h"
 #include "deliver/common/overflow_log.h"
 #include "replay.h"
+#include "replay_sys.h"
+
+/* One of the replay's system calls, through r's table (replay_sys.h). */
+#define RSYS(r, call, ...) ((r)->sys->call((r)->sys_arg, ##__VA_ARGS__))
 
 /* What the replay in flight will ask of the file system. */
 struct replay_expect {
@@ -67,13 +72,17 @@ struct replay {
 	struct fs *fs;
 	struct event_queue *queue;
 	struct cpu_pin *pin;
-	char *mountpoint;
+	char *mountpoint;		/* NULL for another machine's */
+	const struct replay_sys *sys;	/* the system calls, on sys_arg */
+	void *sys_arg;
+	struct mount_cwd mount;		/* replay_sys_local's arg: path, dev */
+	bool no_notify;			/* replay_config's */
 	bool private_mounts;
 	struct session_io *session;
-	dev_t mount_dev;		/* the mount's: every entry checks it */
 	uid_t uid;			/* ours, for stand-in attributes */
 	gid_t gid;
 	_Atomic pid_t tid;		/* the replayer thread */
+	_Atomic uid_t gate_uid;		/* and its requests' uid, or -1 */
 	pthread_mutex_t lock;		/* orders expect with the gate */
 	struct replay_expect expect;
 	struct replay_writer writers[REPLAY_MAX_WRITERS];
@@ -93,6 +102,20 @@ struct replay {
 	atomic_bool abandon;		/* replay_abandon() was called */
 	atomic_ulong read_at_stop;	/* read after it: dropped at once */
 };
+
+/* Cache invalidations, unless the client takes none. */
+static inline void replay_inval_inode(struct replay *r, uint64_t node)
+{
+	if (!r->no_notify)
+		fs_inval_inode(r->fs, node);
+}
+
+static inline void replay_inval_entry(struct replay *r, uint64_t parent,
+				      const char *name)
+{
+	if (!r->no_notify)
+		fs_inval_entry(r->fs, parent, name);
+}
 
 /* replay_gate.c */
 void replay_gate(void *arg, const struct fs_gate_query *q,
@@ -121,8 +144,9 @@ bool replay_known_node(struct replay *r, const struct rn_id *id,
 		       struct replay_node *n);
 bool replay_shown_node(struct replay *r, uint64_t parent, const char *name,
 		       struct replay_node *n);
+/* how: REPLAY_OPEN_* */
 int replay_node_open(struct replay *r, const struct replay_node *n,
-		     int flags);
+		     int how);
 bool replay_name_is_live(struct replay *r, uint64_t parent,
 			 const char *name, uint64_t node);
 void replay_fake_stat(const struct replay *r, const struct rn_event *ev,

@@ -12,12 +12,8 @@
  * create is replayed, and it must still be created in the client's view.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "deliver/common/fuse_handle.h"
 #include "replay_internal.h"
 
 /*
@@ -28,21 +24,18 @@
 static int link_as(struct replay *r, int dfd, struct replay_expect *e,
 		   const struct replay_node *known)
 {
-	char path[32];
 	int fd, ret;
 
-	fd = replay_node_open(r, known, O_PATH);
+	fd = replay_node_open(r, known, REPLAY_OPEN_PATH);
 	if (fd < 0)
 		return fd;
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	e->op = FS_GATE_LINK;
 	e->node = known->id;
 	replay_expect_set(r, e);
-	ret = linkat(AT_FDCWD, path, dfd, e->name, AT_SYMLINK_FOLLOW) ?
-	      -errno : 1;
+	ret = RSYS(r, linkat, fd, dfd, e->name);
 	replay_expect_clear(r);
-	close(fd);
-	return ret;
+	RSYS(r, close, fd);
+	return ret < 0 ? ret : 1;
 }
 
 /*
@@ -59,14 +52,13 @@ static int create_open(struct replay *r, int dfd, struct replay_expect *e)
 
 	e->op = FS_GATE_CREATE;
 	replay_expect_set(r, e);
-	fd = openat(dfd, e->name,
-		    O_CREAT | O_EXCL | O_WRONLY | O_NONBLOCK | O_CLOEXEC,
-		    e->st.st_mode & 07777);
+	fd = RSYS(r, openat, dfd, e->name, REPLAY_OPEN_CREATE,
+		  e->st.st_mode & 07777);
 	replay_expect_clear(r);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	/* Its own fd: a handle encoded from it cannot fail but by a bug. */
-	if (fuse_handle_node(fd, &node, &gen))
+	if (RSYS(r, node_of, fd, &node, &gen))
 		node = 0;
 	replay_writer_hold(r, node, fd);
 	return 1;
@@ -102,13 +94,13 @@ static int create_as(struct replay *r, int dfd, struct replay_expect *e,
 		e->op = FS_GATE_MKNOD;
 	replay_expect_set(r, e);
 	if (e->op == FS_GATE_MKDIR)
-		ret = mkdirat(dfd, e->name, perm);
+		ret = RSYS(r, mkdirat, dfd, e->name, perm);
 	else if (e->op == FS_GATE_SYMLINK)
-		ret = symlinkat(".", dfd, e->name);	/* target unused */
+		ret = RSYS(r, symlinkat, dfd, e->name);
 	else
-		ret = mknodat(dfd, e->name, (e->st.st_mode & S_IFMT) | perm,
-			      e->st.st_rdev);
-	ret = ret ? -errno : 1;
+		ret = RSYS(r, mknodat, dfd, e->name,
+			   (e->st.st_mode & S_IFMT) | perm, e->st.st_rdev);
+	ret = ret < 0 ? ret : 1;
 	replay_expect_clear(r);
 	return ret;
 }
@@ -128,7 +120,7 @@ static void settle_name(struct replay *r, uint64_t parent, const char *name)
 		return;
 	if (!replay_shown_node(r, parent, name, &n) ||
 	    !replay_name_is_live(r, parent, name, n.id))
-		fs_inval_entry(r->fs, parent, name);
+		replay_inval_entry(r, parent, name);
 }
 
 static int create_in(struct replay *r, const struct replay_node *dir,
@@ -138,17 +130,17 @@ static int create_in(struct replay *r, const struct replay_node *dir,
 	struct replay_node shown;
 	int dfd, ret;
 
-	dfd = replay_node_open(r, dir, O_PATH | O_DIRECTORY);
+	dfd = replay_node_open(r, dir, REPLAY_OPEN_PATH | REPLAY_OPEN_DIR);
 	if (dfd < 0)
 		return dfd;
 	/* A name the client already shows would make the create EEXIST. */
 	if (replay_shown_node(r, dir->id, name, &shown))
-		fs_inval_entry(r->fs, dir->id, name);
+		replay_inval_entry(r, dir->id, name);
 	e.parent = dir->id;
 	strcpy(e.name, name);
 	replay_object_stat(r, dir->id, ev, name, &e.st);
 	ret = create_as(r, dfd, &e, opens);
-	close(dfd);
+	RSYS(r, close, dfd);
 	if (ret > 0)
 		replay_stale_add(&r->stale, dir);
 	settle_name(r, dir->id, name);
@@ -179,7 +171,7 @@ static int delete_in(struct replay *r, const struct replay_node *dir,
 	 */
 	if (replay_shown_node(r, dir->id, name, &shown))
 		replay_writer_close(r, shown.id);
-	dfd = replay_node_open(r, dir, O_PATH | O_DIRECTORY);
+	dfd = replay_node_open(r, dir, REPLAY_OPEN_PATH | REPLAY_OPEN_DIR);
 	if (dfd < 0)
 		return dfd;
 	e.op = ev->isdir ? FS_GATE_RMDIR : FS_GATE_UNLINK;
@@ -189,13 +181,14 @@ static int delete_in(struct replay *r, const struct replay_node *dir,
 	replay_expect_set(r, &e);
 	if (ev->isdir)
 		pthread_mutex_lock(&r->refresh_lock);
-	ret = unlinkat(dfd, name, ev->isdir ? AT_REMOVEDIR : 0) ? -errno : 1;
+	ret = RSYS(r, unlinkat, dfd, name, ev->isdir);
+	ret = ret < 0 ? ret : 1;
 	if (ev->isdir)
 		pthread_mutex_unlock(&r->refresh_lock);
 	replay_expect_clear(r);
-	close(dfd);
+	RSYS(r, close, dfd);
 	if (ret < 0)
-		fs_inval_entry(r->fs, dir->id, name);
+		replay_inval_entry(r, dir->id, name);
 	else
 		replay_stale_add(&r->stale, dir);
 	settle_name(r, dir->id, name);
@@ -230,16 +223,16 @@ static int rename_between(struct replay *r, const struct replay_node *from,
 	e.newname_lookup_err = ENOENT;
 	if (replay_shown_node(r, to->id, ev->name2, &dst)) {
 		if (has_src && dst.id == src.id)
-			fs_inval_entry(r->fs, to->id, ev->name2);
+			replay_inval_entry(r, to->id, ev->name2);
 		else
 			e.newname_lookup_err = 0;
 	}
-	sfd = replay_node_open(r, from, O_PATH | O_DIRECTORY);
+	sfd = replay_node_open(r, from, REPLAY_OPEN_PATH | REPLAY_OPEN_DIR);
 	if (sfd < 0)
 		return sfd;
-	dfd = replay_node_open(r, to, O_PATH | O_DIRECTORY);
+	dfd = replay_node_open(r, to, REPLAY_OPEN_PATH | REPLAY_OPEN_DIR);
 	if (dfd < 0) {
-		close(sfd);
+		RSYS(r, close, sfd);
 		return dfd;
 	}
 	e.parent = from->id;
@@ -251,15 +244,16 @@ static int rename_between(struct replay *r, const struct replay_node *from,
 	/* It may replace a directory (refresh_lock). */
 	if (ev->isdir)
 		pthread_mutex_lock(&r->refresh_lock);
-	ret = renameat(sfd, ev->name, dfd, ev->name2) ? -errno : 1;
+	ret = RSYS(r, renameat, sfd, ev->name, dfd, ev->name2);
+	ret = ret < 0 ? ret : 1;
 	if (ev->isdir)
 		pthread_mutex_unlock(&r->refresh_lock);
 	replay_expect_clear(r);
-	close(sfd);
-	close(dfd);
+	RSYS(r, close, sfd);
+	RSYS(r, close, dfd);
 	if (ret < 0) {
-		fs_inval_entry(r->fs, from->id, ev->name);
-		fs_inval_entry(r->fs, to->id, ev->name2);
+		replay_inval_entry(r, from->id, ev->name);
+		replay_inval_entry(r, to->id, ev->name2);
 	} else {
 		replay_stale_add(&r->stale, from);
 		replay_stale_add(&r->stale, to);

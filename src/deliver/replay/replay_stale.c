@@ -23,10 +23,7 @@
  * replayed write slowed the next write's replay, in another file, more
  * than it saved (bench/build/lat on a loaded 2-CPU machine).
  */
-#include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "replay_internal.h"
 
@@ -57,18 +54,18 @@ void replay_stale_move(struct replay_stale *to, struct replay_stale *from)
 
 void replay_stale_refresh(struct replay *r, struct replay_stale *s)
 {
-	struct stat st;
 	int i, fd;
 
 	pthread_mutex_lock(&r->refresh_lock);
 	for (i = 0; i < s->n; i++) {
 		/* Gone since: nothing to refresh. */
-		fd = replay_node_open(r, &s->nodes[i], O_PATH | O_DIRECTORY);
+		fd = replay_node_open(r, &s->nodes[i],
+				      REPLAY_OPEN_PATH | REPLAY_OPEN_DIR);
 		if (fd < 0)
 			continue;
 		/* The client's fetch is the point, not the answer. */
-		fstat(fd, &st);
-		close(fd);
+		RSYS(r, touch, fd);
+		RSYS(r, close, fd);
 	}
 	pthread_mutex_unlock(&r->refresh_lock);
 	s->n = 0;

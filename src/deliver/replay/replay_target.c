@@ -9,11 +9,8 @@
  * are skipped.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "deliver/common/fuse_handle.h"
 #include "replay_internal.h"
 
 bool replay_known_node(struct replay *r, const struct rn_id *id,
@@ -34,9 +31,9 @@ bool replay_shown_node(struct replay *r, uint64_t parent, const char *name,
 }
 
 int replay_node_open(struct replay *r, const struct replay_node *n,
-		     int flags)
+		     int how)
 {
-	return fuse_handle_open(AT_FDCWD, n->id, n->gen, flags);
+	return RSYS(r, open_node, n->id, n->gen, how);
 }
 
 /*

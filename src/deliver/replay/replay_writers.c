@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "replay_internal.h"
 
@@ -24,7 +23,7 @@ int replay_writer_find(struct replay *r, uint64_t node)
 
 static void writer_remove(struct replay *r, int i)
 {
-	close(r->writers[i].fd);
+	RSYS(r, close, r->writers[i].fd);
 	memmove(&r->writers[i], &r->writers[i + 1],
 		(r->nwriters - i - 1) * sizeof(r->writers[0]));
 	r->nwriters--;

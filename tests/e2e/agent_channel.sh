@@ -1,0 +1,65 @@
+#!/bin/bash
+# The agent's channel is hostile input: lines that are not messages, a
+# HELLO from a uid other than 0 and an overlong line are each refused
+# with a log line, and change nothing: the server still serves, accepts
+# a proper HELLO after them, and exits 0 when asked.
+# Usage: tests/e2e/agent_channel.sh RNOTIFYFS
+set -u
+bin=${1:-build/rnotifyfs}
+dir=$(mktemp -d /tmp/rnotify-agentch.XXXXXX)
+pid=""
+
+cleanup() {
+	mountpoint -q "$dir/mnt" && umount -l "$dir/mnt"
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+
+check() {
+	if [ "$2" = 0 ]; then echo "PASS agent_channel/$1"; else echo "FAIL agent_channel/$1: $3"; fi
+}
+
+mkdir -p "$dir/back" "$dir/mnt"
+echo data >"$dir/back/f"
+"$bin" -f -o agent_socket="$dir/agent.sock" "$dir/back" "$dir/mnt" \
+	2>"$dir/log" &
+pid=$!
+for _ in $(seq 200); do
+	mountpoint -q "$dir/mnt" && [ -S "$dir/agent.sock" ] && break
+	sleep 0.05
+done
+
+# What the fake guest is answered, line by line (bounded: 3 s each).
+/usr/bin/python3 - "$dir/agent.sock" >"$dir/answers" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.settimeout(3)
+def answer(line):
+    s.sendall(line)
+    try:
+        print(s.recv(4096).decode(errors="replace").strip() or "EOF")
+    except socket.timeout:
+        print("none")
+answer(b"garbage\n")
+answer(b"H 1 5 1000\n")
+answer(b"Z" * 5000 + b"\n")
+answer(b"R 1 0 0 0\n")
+answer(b"H 7 5 0\n")
+PY
+want=$'none\nnone\nnone\nnone\nA 7'
+check answers "$([ "$(cat "$dir/answers")" = "$want" ]; echo $?)" \
+	"got [$(tr '\n' ' ' <"$dir/answers")], want [${want//$'\n'/ }]"
+for what in "not a message" "HELLO from a uid other than 0" \
+	"line too long"; do
+	grep -q "agent channel: $what: line ignored" "$dir/log"
+	check "logged: $what" $? "no such line in the log"
+done
+check still_serves "$([ "$(cat "$dir/mnt/f" 2>&1)" = data ]; echo $?)" \
+	"reading through the mount failed"
+kill "$pid"
+wait "$pid"
+rc=$?
+pid=""
+check clean_exit "$rc" "exit status $rc"
