@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * host_cmd - the host's hands for a virtiofs guest's tests: the guest
+ * asks for a change to an export's backing directory, this program makes
+ * it on the host (a remote change, as the guest sees it) and says when it
+ * is done, so that the guest waits for the change, not for a guess.
+ *
+ *   host_cmd SOCKET NAME=DIR [NAME=DIR ...]
+ *
+ * Listens on SOCKET (made anew) for one connection: qemu's end of the
+ * guest's second serial port (-chardev socket,path=SOCKET,reconnect=1
+ * -device isa-serial,chardev=...), /dev/ttyS1 in the guest. Each line
+ *
+ *   REQ <id> <op> <export> <path> [args...]
+ *
+ * is done in export NAME's DIR and answered "DONE <id> <errno>" (0 on
+ * success). Ops and their args (paths are relative to the export, never
+ * absolute, never with a ".." component; words are separated by single
+ * spaces, so data has none):
+ *   create PATH              an empty file (O_EXCL)
+ *   write PATH DATA          replaces the content (O_TRUNC)
+ *   append PATH DATA
+ *   truncate PATH SIZE
+ *   unlink PATH | mkdir PATH | rmdir PATH | mkfifo PATH
+ *   rename OLD NEW [noreplace|exchange]
+ *   link OLD NEW | symlink PATH TARGET
+ *   chmod PATH OCTAL
+ *   setxattr PATH NAME VALUE
+ *   many PATH COUNT          COUNT empty files PATH0 .. PATH<COUNT-1>
+ * A malformed line is answered "DONE <id> 22" (EINVAL), or ignored if it
+ * has no id. Ends when the guest's side closes (qemu exits).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#define MAX_EXPORTS 8
+#define MAX_WORDS 8
+
+struct export {
+	const char *name;
+	int fd;
+};
+
+static struct export exports[MAX_EXPORTS];
+static int n_exports;
+
+/* A path inside an export: relative, no "..", no empty component. */
+static bool path_ok(const char *p)
+{
+	const char *c = p;
+
+	if (!*p || *p == '/')
+		return false;
+	while (*c) {
+		size_t len = strcspn(c, "/");
+
+		if (!len || (len == 2 && !strncmp(c, "..", 2)))
+			return false;
+		c += len;
+		if (*c == '/')
+			c++;
+	}
+	return true;
+}
+
+static int put(int dir, const char *path, const char *data, int flags)
+{
+	int fd = openat(dir, path, O_WRONLY | O_NOFOLLOW | flags);
+	ssize_t n;
+
+	if (fd < 0)
+		return errno;
+	n = write(fd, data, strlen(data));
+	if (n != (ssize_t)strlen(data)) {
+		close(fd);
+		return n < 0 ? errno : EIO;
+	}
+	return close(fd) ? errno : 0;
+}
+
+static int create_file(int dir, const char *path)
+{
+	int fd = openat(dir, path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+
+	if (fd < 0)
+		return errno;
+	return close(fd) ? errno : 0;
+}
+
+static int many(int dir, const char *prefix, const char *count)
+{
+	char name[512];
+	long i, n = strtol(count, NULL, 10);
+	int err;
+
+	if (n <= 0 || n > 100000)
+		return EINVAL;
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "%s%ld", prefix, i);
+		err = create_file(dir, name);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int rename_op(int dir, char **w, int n)
+{
+	unsigned int flags = 0;
+
+	if (n == 3 && !strcmp(w[2], "noreplace"))
+		flags = RENAME_NOREPLACE;
+	else if (n == 3 && !strcmp(w[2], "exchange"))
+		flags = RENAME_EXCHANGE;
+	else if (n != 2)
+		return EINVAL;
+	if (!path_ok(w[1]))
+		return EINVAL;
+	return renameat2(dir, w[0], dir, w[1], flags) ? errno : 0;
+}
+
+/* w[0] is the path, n counts it and what follows. 0 or an errno. */
+static int do_op(int dir, const char *op, char **w, int n)
+{
+	if (!strcmp(op, "create") && n == 1)
+		return create_file(dir, w[0]);
+	if (!strcmp(op, "write") && n == 2)
+		return put(dir, w[0], w[1], O_TRUNC | O_CREAT);
+	if (!strcmp(op, "append") && n == 2)
+		return put(dir, w[0], w[1], O_APPEND);
+	if (!strcmp(op, "truncate") && n == 2) {
+		int fd = openat(dir, w[0], O_WRONLY | O_NOFOLLOW);
+		int err = 0;
+
+		if (fd < 0)
+			return errno;
+		if (ftruncate(fd, strtoll(w[1], NULL, 10)))
+			err = errno;
+		close(fd);
+		return err;
+	}
+	if (!strcmp(op, "unlink") && n == 1)
+		return unlinkat(dir, w[0], 0) ? errno : 0;
+	if (!strcmp(op, "mkdir") && n == 1)
+		return mkdirat(dir, w[0], 0755) ? errno : 0;
+	if (!strcmp(op, "rmdir") && n == 1)
+		return unlinkat(dir, w[0], AT_REMOVEDIR) ? errno : 0;
+	if (!strcmp(op, "mkfifo") && n == 1)
+		return mkfifoat(dir, w[0], 0644) ? errno : 0;
+	if (!strcmp(op, "rename"))
+		return rename_op(dir, w, n);
+	if (!strcmp(op, "link") && n == 2)
+		return !path_ok(w[1]) ? EINVAL :
+		       linkat(dir, w[0], dir, w[1], 0) ? errno : 0;
+	if (!strcmp(op, "symlink") && n == 2)
+		return symlinkat(w[1], dir, w[0]) ? errno : 0;
+	if (!strcmp(op, "chmod") && n == 2)
+		return fchmodat(dir, w[0], strtol(w[1], NULL, 8), 0) ?
+		       errno : 0;
+	if (!strcmp(op, "setxattr") && n == 3) {
+		char p[64];
+		int fd = openat(dir, w[0], O_RDONLY | O_NOFOLLOW), err = 0;
+
+		if (fd < 0)
+			return errno;
+		snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+		if (setxattr(p, w[1], w[2], strlen(w[2]), 0))
+			err = errno;
+		close(fd);
+		return err;
+	}
+	if (!strcmp(op, "many") && n == 2)
+		return many(dir, w[0], w[1]);
+	return EINVAL;
+}
+
+static int export_fd(const char *name)
+{
+	int i;
+
+	for (i = 0; i < n_exports; i++)
+		if (!strcmp(exports[i].name, name))
+			return exports[i].fd;
+	return -1;
+}
+
+/* One request line (NUL-terminated, no newline): the errno to answer. */
+static int handle(char *line, char **id)
+{
+	char *w[MAX_WORDS], *save = NULL, *tok;
+	int n = 0, dir;
+
+	*id = NULL;
+	for (tok = strtok_r(line, " ", &save); tok && n < MAX_WORDS;
+	     tok = strtok_r(NULL, " ", &save))
+		w[n++] = tok;
+	if (n < 2 || strcmp(w[0], "REQ"))
+		return EINVAL;
+	*id = w[1];
+	if (n < 5)
+		return EINVAL;
+	dir = export_fd(w[3]);
+	if (dir < 0 || !path_ok(w[4]))
+		return EINVAL;
+	return do_op(dir, w[2], w + 4, n - 4);
+}
+
+static int serve(int conn)
+{
+	char buf[4096], out[128];
+	size_t have = 0;
+	ssize_t n;
+	char *nl, *id;
+	int err, len;
+
+	for (;;) {
+		n = read(conn, buf + have, sizeof(buf) - 1 - have);
+		if (n <= 0)
+			return n < 0 ? 1 : 0;
+		have += n;
+		buf[have] = '\0';
+		while ((nl = strchr(buf, '\n'))) {
+			*nl = '\0';
+			if (nl > buf && nl[-1] == '\r')
+				nl[-1] = '\0';
+			err = handle(buf, &id);
+			if (id) {
+				len = snprintf(out, sizeof(out), "DONE %s %d\n",
+					       id, err);
+				if (write(conn, out, len) != len)
+					return 1;
+			}
+			have -= nl + 1 - buf;
+			memmove(buf, nl + 1, have + 1);
+		}
+		/* A line longer than the buffer: dropped. */
+		if (have == sizeof(buf) - 1)
+			have = 0;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	int lfd, conn, i;
+	char *eq;
+
+	if (argc < 3 || strlen(argv[1]) >= sizeof(un.sun_path)) {
+		fprintf(stderr, "usage: host_cmd SOCKET NAME=DIR ...\n");
+		return 2;
+	}
+	for (i = 2; i < argc && n_exports < MAX_EXPORTS; i++) {
+		eq = strchr(argv[i], '=');
+		if (!eq)
+			return 2;
+		*eq = '\0';
+		exports[n_exports].name = argv[i];
+		exports[n_exports].fd = open(eq + 1, O_PATH | O_DIRECTORY);
+		if (exports[n_exports].fd < 0) {
+			perror(eq + 1);
+			return 1;
+		}
+		n_exports++;
+	}
+	strcpy(un.sun_path, argv[1]);
+	unlink(argv[1]);
+	lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&un, sizeof(un)) ||
+	    listen(lfd, 1)) {
+		perror(argv[1]);
+		return 1;
+	}
+	conn = accept(lfd, NULL, NULL);
+	if (conn < 0) {
+		perror("accept");
+		return 1;
+	}
+	close(lfd);
+	return serve(conn);
+}
