@@ -121,8 +121,9 @@ static int cli_vconvert(struct cli_vraw *raw, struct cli *cli)
 		return cli_error(EINVAL, "--fd=%d: not a file descriptor", raw->fd);
 	if (!raw->source)
 		return cli_error(EINVAL, "-o source=DIR is needed with --socket-path or --fd");
-	if (raw->delivery && strcmp(raw->delivery, "none"))
-		return cli_error(EINVAL, "delivery=%s: over virtiofs only delivery=none is implemented yet",
+	if (raw->delivery && strcmp(raw->delivery, "none") &&
+	    strcmp(raw->delivery, "protocol") && strcmp(raw->delivery, "auto"))
+		return cli_error(EINVAL, "delivery=%s: over virtiofs delivery is auto, protocol or none (replay needs a mount)",
 				 raw->delivery);
 	if (raw->thread_pool < -1)
 		return cli_error(EINVAL, "--thread-pool-size=%d: expected 0 or more",
@@ -150,8 +151,10 @@ static int cli_vconvert(struct cli_vraw *raw, struct cli *cli)
 	/* virtiofsd's default, and QEMU's documentation runs it so. */
 	cli->foreground = true;
 	cli->singlethread = raw->thread_pool == 0;
-	/* Remote changes are not delivered over virtiofs yet. */
-	cli->delivery = DELIVERY_NONE;
+	/* To a guest whose kernel fetches notifications (the series'). */
+	cli->delivery = !raw->delivery || !strcmp(raw->delivery, "auto") ?
+			DELIVERY_AUTO : !strcmp(raw->delivery, "none") ?
+			DELIVERY_NONE : DELIVERY_PROTOCOL;
 	/* Asking the guest to forget needs notifications it cannot take. */
 	cli->max_inodes = 0;
 	cli->passthrough = false;

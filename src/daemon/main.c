@@ -29,6 +29,7 @@
 #include "session/session_io.h"
 #include "session/serve_loop.h"
 #include "session/vhost_io.h"
+#include "rnotify_proto.h"
 #include "watchdog.h"
 
 struct server {
@@ -43,6 +44,7 @@ struct server {
 	pthread_t stopper;
 	pthread_t loop_thread;
 	struct watchdog *watchdog;
+	struct vhost_io *vio;	/* virtiofs mode's transport, once started */
 };
 
 /*
@@ -271,10 +273,43 @@ out_fs:
 }
 
 /*
- * The session's loop with the stopper, for virtiofs mode: no delivery,
- * no mount to watch, no watchdog (nothing of ours to abort).
+ * virtiofs mode's stopper: ends the loop only. Delivery is stopped once
+ * the loop has ended (vhost_serve()): it makes no request through a
+ * mount, and it may not have started yet when a signal comes.
  */
-static int vhost_serve_session(struct server *s)
+static void *vhost_stopper_main(void *arg)
+{
+	struct server *s = arg;
+	int sig;
+
+	sigwait(&s->stop_signals, &sig);
+	fuse_session_exit(s->se);
+	pthread_kill(s->loop_thread, SIGUSR1);
+	return NULL;
+}
+
+/*
+ * Delivery to a guest whose kernel negotiated it at INIT (the first
+ * request, read here): 0, or 1 if it was asked for and cannot run, or
+ * the session ended first.
+ */
+static int vhost_start_delivery(struct server *s, struct delivery *d)
+{
+	bool fatal;
+
+	if (session_io_serve_init(s->sio, s->se)) {
+		delivery_stop(d);
+		return fuse_session_exited(s->se) ? 0 : 1;
+	}
+	s->delivery = delivery_start(d, s->sio, -1, &s->pin, false, &fatal);
+	return fatal ? 1 : 0;
+}
+
+/*
+ * The session's loop with the stopper, for virtiofs mode: no mount to
+ * watch, no watchdog (nothing of ours to abort).
+ */
+static int vhost_serve_session(struct server *s, struct delivery *d)
 {
 	struct sigaction wake = { .sa_handler = wake_handler };
 	unsigned int workers = SERVE_MAX_WORKERS;
@@ -282,8 +317,16 @@ static int vhost_serve_session(struct server *s)
 
 	sigaction(SIGUSR1, &wake, NULL);
 	s->loop_thread = pthread_self();
-	if (pthread_create(&s->stopper, NULL, stopper_main, s))
+	if (pthread_create(&s->stopper, NULL, vhost_stopper_main, s)) {
+		delivery_stop(d);
 		return 1;
+	}
+	if (vhost_start_delivery(s, d)) {
+		fuse_session_exit(s->se);
+		pthread_kill(s->stopper, SIGTERM);
+		pthread_join(s->stopper, NULL);
+		return 1;
+	}
 	if (s->cli.thread_pool > 0 &&
 	    (unsigned int)s->cli.thread_pool < workers)
 		workers = s->cli.thread_pool;
@@ -304,6 +347,15 @@ static int vhost_serve_session(struct server *s)
 	return ret ? 1 : 0;
 }
 
+/* Delivery's notifications in virtiofs mode: ctx is the server. */
+static ssize_t vhost_notify_frame(void *ctx, const void *buf, size_t len)
+{
+	struct server *s = ctx;
+	struct iovec iov = { (void *)buf, len };
+
+	return vhost_io_notify(s->vio, &iov, 1);
+}
+
 /*
  * virtiofs mode: the file system of the /dev/fuse mode, served to a VM
  * guest over vhost-user. Every guest user is a caller like any other
@@ -320,7 +372,17 @@ static int vhost_serve(struct server *s)
 		.debug = s->cli.debug,
 		.guest_callers = true,
 	};
+	struct delivery_config dc = {
+		.mode = s->cli.delivery,
+		.watch_backend = s->cli.watch_backend,
+		.queue_size = s->cli.queue_size,
+		.debug = s->cli.debug,
+		.notify = vhost_notify_frame,
+		.notify_ctx = s,
+	};
+	struct delivery *d;
 	struct vhost_io *vio;
+	bool fatal;
 	int ret = 1, err;
 
 	if (s->cli.use_syslog)
@@ -332,6 +394,12 @@ static int vhost_serve(struct server *s)
 		return 1;
 	}
 	fs_passthrough_want(s->fs, false);
+	d = delivery_new(&dc, s->fs, &fatal);
+	if (fatal)
+		goto out_fs;
+	s->sio = session_io_new(wants_protocol(&s->cli), FUSE_HAS_FETCH_NOTIFY);
+	if (!s->sio)
+		goto out_delivery;
 	vio = vhost_io_accept(s->cli.socket_path, s->cli.socket_fd);
 	if (!vio) {
 		fuse_log(FUSE_LOG_ERR, "rnotifyfs: %s: %s\n",
@@ -346,19 +414,27 @@ static int vhost_serve(struct server *s)
 	fs_set_session(s->fs, s->se);
 	/* Threads inherit the mask: only the stopper takes these signals. */
 	pthread_sigmask(SIG_BLOCK, &s->stop_signals, NULL);
-	err = vhost_io_start(vio, s->se, s->fs);
+	err = vhost_io_start(vio, s->se, s->fs, s->sio);
 	if (err) {
 		fuse_log(FUSE_LOG_ERR, "rnotifyfs: vhost-user: %s\n",
 			 strerror(-err));
 		goto out_session;
 	}
-	ret = vhost_serve_session(s);
+	s->vio = vio;
+	ret = vhost_serve_session(s, d);
+	d = NULL;
+	/* Ends the waits of a notification in flight: delivery stops. */
 	vhost_io_stop(vio);
+	delivery_stop(s->delivery);
+	s->delivery = NULL;
 out_session:
 	fs_set_session(s->fs, NULL);
 	fuse_session_destroy(s->se);
 out_vio:
 	vhost_io_free(vio);
+out_delivery:
+	delivery_stop(d);
+	session_io_free(s->sio);
 out_fs:
 	fs_destroy(s->fs);
 	return ret;

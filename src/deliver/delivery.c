@@ -146,6 +146,8 @@ static int protocol_backend(struct delivery *d, int fuse_fd,
 		.mountpoint = d->cfg.mountpoint,
 		.private_mounts = private_mounts,
 		.session = d->sio,
+		.notify = d->cfg.notify,
+		.notify_ctx = d->cfg.notify_ctx,
 	};
 
 	/*
@@ -259,6 +261,8 @@ static int delivery_chain(struct delivery *d, int fuse_fd,
 static const char *delivery_refused(const struct delivery_config *cfg,
 				    const struct session_io *sio)
 {
+	if (!cfg->mountpoint && !session_io_active(sio))
+		return "the virtiofs guest did not take remote fsnotify with notification fetching (its kernel needs the kernel/ series)";
 	if (cfg->mode == DELIVERY_PROTOCOL && !session_io_active(sio))
 		return session_io_offered(sio) ?
 		       "the kernel offered remote fsnotify but it was not accepted" :
