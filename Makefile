@@ -21,7 +21,7 @@ LIB_SRC := $(filter-out src/session/vhost_none.c,$(LIB_SRC))
 CPPFLAGS += -I$(VHOST_DIR)/include
 LDLIBS += $(VHOST_DIR)/lib/libvhost-user.a
 else
-LIB_SRC := $(filter-out src/session/vhost_io.c,$(LIB_SRC))
+LIB_SRC := $(filter-out src/session/vhost_io.c src/session/vhost_notify.c,$(LIB_SRC))
 endif
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)

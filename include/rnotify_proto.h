@@ -139,6 +139,26 @@
 /* INIT flag (bit 31 of flags2). */
 #define FUSE_HAS_FSNOTIFY		(1ULL << 63)
 
+/*
+ * INIT flag (bit 30 of flags2): the kernel fetches notifications with
+ * FUSE_FETCH_NOTIFY requests (a virtio-fs guest: no VMM gives the device
+ * a notification queue).  The kernel keeps one request outstanding; the
+ * server answers it with a struct fuse_fetch_notify_out, whose code is
+ * the notify code, followed by the notification's body (what follows
+ * the fuse_out_header of a notification written to /dev/fuse).  The next
+ * request's seq and error say what became of it: what a write of it to
+ * /dev/fuse would have returned.  FUSE_FETCH_NOTIFY_END: the kernel is
+ * going away; answer the outstanding request with -ECANCELED, then this
+ * one, and any later one at once with -ECANCELED.
+ */
+#define FUSE_HAS_FETCH_NOTIFY		(1ULL << 62)
+
+/* Opcode of the notification fetch. */
+#define FUSE_FETCH_NOTIFY		0x7f000003
+
+/* fuse_fetch_notify_in.flags */
+#define FUSE_FETCH_NOTIFY_END		(1 << 0)
+
 /* Opcode of the watch-mask request. */
 #define FUSE_FSNOTIFY			0x7f000001
 
@@ -207,6 +227,18 @@
 
 /* Longest name in a notification (the kernel's NAME_MAX). */
 #define FUSE_FSNOTIFY_NAME_MAX		255
+
+struct fuse_fetch_notify_in {
+	uint64_t	seq;
+	int32_t		error;
+	uint32_t	flags;
+};
+
+struct fuse_fetch_notify_out {
+	uint64_t	seq;
+	int32_t		code;
+	uint32_t	padding;
+};
 
 struct fuse_fsnotify_in {
 	uint64_t	mask;

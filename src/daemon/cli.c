@@ -101,7 +101,9 @@ static void cli_usage(const char *prog)
 	       "                           guest caches names and attributes for\n"
 	       "                           1 s, a day, or not at all (default auto)\n"
 	       "      timeout=SECS         virtiofs mode: both of those lifetimes\n"
-	       "      log_level=LEVEL      virtiofs mode: debug | info | warn | err\n",
+	       "      log_level=LEVEL      virtiofs mode: debug | info | warn | err\n"
+	       "      delivery=MODE        virtiofs mode: auto | protocol | none\n"
+	       "                           (replay: with agent_socket, the default)\n",
 	       prog, prog, prog, prog);
 }
 

@@ -137,12 +137,18 @@ static int cli_vconvert(struct cli_vraw *raw, struct cli *cli)
 	if (!raw->source)
 		return cli_error(EINVAL, "-o source=DIR is needed with --socket-path or --fd");
 	if (raw->delivery && strcmp(raw->delivery, "none") &&
-	    !(raw->agent_socket && !strcmp(raw->delivery, "replay")))
-		return cli_error(EINVAL, "delivery=%s: over virtiofs, delivery=replay needs -o agent_socket; else only none",
+	    strcmp(raw->delivery, "auto") && strcmp(raw->delivery, "protocol") &&
+	    strcmp(raw->delivery, "replay"))
+		return cli_error(EINVAL, "delivery=%s: over virtiofs delivery is auto, protocol, replay (with -o agent_socket) or none",
 				 raw->delivery);
-	if (raw->delivery && !strcmp(raw->delivery, "none") &&
+	if (raw->delivery && !strcmp(raw->delivery, "replay") &&
+	    !raw->agent_socket)
+		return cli_error(EINVAL, "delivery=replay over virtiofs needs -o agent_socket (replay needs a mount)");
+	if (raw->delivery && (!strcmp(raw->delivery, "none") ||
+			      !strcmp(raw->delivery, "protocol")) &&
 	    raw->agent_socket)
-		return cli_error(EINVAL, "agent_socket with delivery=none: give one");
+		return cli_error(EINVAL, "agent_socket with delivery=%s: give one",
+				 raw->delivery);
 	if (raw->queue_size &&
 	    (raw->queue_size < 16 || raw->queue_size > (1UL << 24)))
 		return cli_error(EINVAL, "queue=%lu: expected 16 to 16777216",
@@ -173,8 +179,18 @@ static int cli_vconvert(struct cli_vraw *raw, struct cli *cli)
 	/* virtiofsd's default, and QEMU's documentation runs it so. */
 	cli->foreground = true;
 	cli->singlethread = raw->thread_pool == 0;
-	/* Remote changes: through the guest's agent, or not at all. */
-	cli->delivery = raw->agent_socket ? DELIVERY_REPLAY : DELIVERY_NONE;
+	/*
+	 * Remote changes: replayed through the guest's agent, or fetched by
+	 * a guest kernel that has the series, or not at all.
+	 */
+	if (raw->agent_socket)
+		cli->delivery = DELIVERY_REPLAY;
+	else if (!raw->delivery || !strcmp(raw->delivery, "auto"))
+		cli->delivery = DELIVERY_AUTO;
+	else if (!strcmp(raw->delivery, "none"))
+		cli->delivery = DELIVERY_NONE;
+	else
+		cli->delivery = DELIVERY_PROTOCOL;
 	cli->agent_socket = raw->agent_socket;
 	raw->agent_socket = NULL;
 	/* Asking the guest to forget needs notifications it cannot take. */

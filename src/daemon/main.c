@@ -32,6 +32,7 @@
 #include "session/vhost_io.h"
 #include "agent/agent.h"
 #include "deliver/agent/agent_link.h"
+#include "rnotify_proto.h"
 #include "watchdog.h"
 
 struct server {
@@ -46,6 +47,7 @@ struct server {
 	pthread_t stopper;
 	pthread_t loop_thread;
 	struct watchdog *watchdog;
+	struct vhost_io *vio;	/* virtiofs mode's transport, once started */
 };
 
 /*
@@ -303,10 +305,43 @@ out_fs:
 }
 
 /*
- * The session's loop with the stopper, for virtiofs mode: no delivery,
- * no mount to watch, no watchdog (nothing of ours to abort).
+ * virtiofs mode's stopper: ends the loop only. Delivery is stopped once
+ * the loop has ended (vhost_serve()): it makes no request through a
+ * mount, and it may not have started yet when a signal comes.
  */
-static int vhost_serve_session(struct server *s)
+static void *vhost_stopper_main(void *arg)
+{
+	struct server *s = arg;
+	int sig;
+
+	sigwait(&s->stop_signals, &sig);
+	fuse_session_exit(s->se);
+	pthread_kill(s->loop_thread, SIGUSR1);
+	return NULL;
+}
+
+/*
+ * Delivery to a guest whose kernel negotiated it at INIT (the first
+ * request, read here): 0, or 1 if it was asked for and cannot run, or
+ * the session ended first.
+ */
+static int vhost_start_delivery(struct server *s, struct delivery *d)
+{
+	bool fatal;
+
+	if (session_io_serve_init(s->sio, s->se)) {
+		delivery_stop(d);
+		return fuse_session_exited(s->se) ? 0 : 1;
+	}
+	s->delivery = delivery_start(d, s->sio, -1, &s->pin, false, &fatal);
+	return fatal ? 1 : 0;
+}
+
+/*
+ * The session's loop with the stopper, for virtiofs mode: no mount to
+ * watch, no watchdog (nothing of ours to abort).
+ */
+static int vhost_serve_session(struct server *s, struct delivery *d)
 {
 	struct sigaction wake = { .sa_handler = wake_handler };
 	unsigned int workers = SERVE_MAX_WORKERS;
@@ -314,8 +349,16 @@ static int vhost_serve_session(struct server *s)
 
 	sigaction(SIGUSR1, &wake, NULL);
 	s->loop_thread = pthread_self();
-	if (pthread_create(&s->stopper, NULL, stopper_main, s))
+	if (pthread_create(&s->stopper, NULL, vhost_stopper_main, s)) {
+		delivery_stop(d);
 		return 1;
+	}
+	if (vhost_start_delivery(s, d)) {
+		fuse_session_exit(s->se);
+		pthread_kill(s->stopper, SIGTERM);
+		pthread_join(s->stopper, NULL);
+		return 1;
+	}
 	if (s->cli.thread_pool > 0 &&
 	    (unsigned int)s->cli.thread_pool < workers)
 		workers = s->cli.thread_pool;
@@ -336,35 +379,45 @@ static int vhost_serve_session(struct server *s)
 	return ret ? 1 : 0;
 }
 
-/*
- * With -o agent_socket: the host watcher, and replays made in the guest
- * by its agent (agent_link.h). 0, or 1 after saying why not.
- */
-static int vhost_delivery_new(struct server *s, struct agent_link **link)
+/* Delivery's notifications in virtiofs mode: ctx is the server. */
+static ssize_t vhost_notify_frame(void *ctx, const void *buf, size_t len)
 {
-	struct delivery_config dc = {
-		.mode = DELIVERY_REPLAY,
-		.watch_backend = s->cli.watch_backend,
-		.queue_size = s->cli.queue_size,
-		.debug = s->cli.debug,
-		.replay_sys = &agent_link_sys,
-		/* A stock guest: cache=none instead (cli_vhost.c). */
-		.no_notify = true,
-	};
-	bool fatal;
+	struct server *s = ctx;
+	struct iovec iov = { (void *)buf, len };
 
+	return vhost_io_notify(s->vio, &iov, 1);
+}
+
+/*
+ * Remote changes in virtiofs mode: with -o agent_socket, replays made in
+ * the guest by its agent (agent_link.h); else notifications a guest
+ * kernel with the series fetches (vhost_notify_frame()). 0, or 1 after
+ * saying why not.
+ */
+static int vhost_delivery_config(struct server *s, struct delivery_config *dc,
+				 struct agent_link **link)
+{
 	*link = NULL;
-	if (!s->cli.agent_socket)
+	dc->mode = s->cli.delivery;
+	dc->watch_backend = s->cli.watch_backend;
+	dc->queue_size = s->cli.queue_size;
+	dc->debug = s->cli.debug;
+	if (!s->cli.agent_socket) {
+		dc->notify = vhost_notify_frame;
+		dc->notify_ctx = s;
 		return 0;
+	}
 	*link = agent_link_new(s->cli.agent_socket);
 	if (!*link) {
 		fuse_log(FUSE_LOG_ERR, "rnotifyfs: agent_socket=%s: %s\n",
 			 s->cli.agent_socket, strerror(errno));
 		return 1;
 	}
-	dc.replay_sys_arg = *link;
-	s->delivery = delivery_new(&dc, s->fs, &fatal);
-	return fatal ? 1 : 0;
+	dc->replay_sys = &agent_link_sys;
+	dc->replay_sys_arg = *link;
+	/* A stock guest: cache=none instead (cli_vhost.c). */
+	dc->no_notify = true;
+	return 0;
 }
 
 /*
@@ -386,7 +439,9 @@ static int vhost_serve(struct server *s)
 		.debug = s->cli.debug,
 		.guest_callers = true,
 	};
-	struct agent_link *link = NULL;
+	struct delivery_config dc = { 0 };
+	struct agent_link *link;
+	struct delivery *d = NULL;
 	struct vhost_io *vio;
 	bool fatal;
 	int ret = 1, err;
@@ -400,14 +455,20 @@ static int vhost_serve(struct server *s)
 		return 1;
 	}
 	fs_passthrough_want(s->fs, false);
-	if (vhost_delivery_new(s, &link))
+	if (vhost_delivery_config(s, &dc, &link))
 		goto out_fs;
+	d = delivery_new(&dc, s->fs, &fatal);
+	if (fatal)
+		goto out_delivery;
+	s->sio = session_io_new(wants_protocol(&s->cli), FUSE_HAS_FETCH_NOTIFY);
+	if (!s->sio)
+		goto out_delivery;
 	vio = vhost_io_accept(s->cli.socket_path, s->cli.socket_fd);
 	if (!vio) {
 		fuse_log(FUSE_LOG_ERR, "rnotifyfs: %s: %s\n",
 			 s->cli.socket_path ? s->cli.socket_path : "--fd",
 			 strerror(errno));
-		goto out_fs;
+		goto out_delivery;
 	}
 	s->se = fuse_session_new(&s->cli.args, fs_ops(), sizeof(*fs_ops()),
 				 s->fs);
@@ -416,25 +477,31 @@ static int vhost_serve(struct server *s)
 	fs_set_session(s->fs, s->se);
 	/* Threads inherit the mask: only the stopper takes these signals. */
 	pthread_sigmask(SIG_BLOCK, &s->stop_signals, NULL);
-	err = vhost_io_start(vio, s->se, s->fs);
+	err = vhost_io_start(vio, s->se, s->fs, s->sio);
 	if (err) {
 		fuse_log(FUSE_LOG_ERR, "rnotifyfs: vhost-user: %s\n",
 			 strerror(-err));
 		goto out_session;
 	}
-	s->delivery = delivery_start(s->delivery, NULL, -1, &s->pin, false,
-				     &fatal);
-	if (!fatal)
-		ret = vhost_serve_session(s);
-	/* Its last replays need the session. */
+	s->vio = vio;
+	ret = vhost_serve_session(s, d);
+	d = NULL;
+	/*
+	 * Ends the waits of a notification in flight, so that delivery
+	 * stops; an agent's replay in flight ends with the agent's channel
+	 * or its time limit (agent_link.c).
+	 */
+	vhost_io_stop(vio);
 	delivery_stop(s->delivery);
 	s->delivery = NULL;
-	vhost_io_stop(vio);
 out_session:
 	fs_set_session(s->fs, NULL);
 	fuse_session_destroy(s->se);
 out_vio:
 	vhost_io_free(vio);
+out_delivery:
+	delivery_stop(d);
+	session_io_free(s->sio);
 out_fs:
 	delivery_stop(s->delivery);
 	agent_link_free(link);

@@ -149,6 +149,8 @@ static int protocol_backend(struct delivery *d, int fuse_fd,
 		.mountpoint = d->cfg.mountpoint,
 		.private_mounts = private_mounts,
 		.session = d->sio,
+		.notify = d->cfg.notify,
+		.notify_ctx = d->cfg.notify_ctx,
 	};
 
 	/*
@@ -285,6 +287,8 @@ static const char *delivery_refused(const struct delivery_config *cfg,
 {
 	if (cfg->replay_sys)
 		return NULL;	/* the guest's agent replays, as guest root */
+	if (!cfg->mountpoint && !session_io_active(sio))
+		return "the virtiofs guest did not take remote fsnotify with notification fetching (its kernel needs the kernel/ series)";
 	if (cfg->mode == DELIVERY_PROTOCOL && !session_io_active(sio))
 		return session_io_offered(sio) ?
 		       "the kernel offered remote fsnotify but it was not accepted" :

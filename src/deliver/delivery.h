@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "fs/remote.h"
 #include "session/session_io.h"
@@ -27,7 +28,13 @@ enum delivery_mode {
 struct delivery_config {
 	enum delivery_mode mode;
 	int watch_backend;	/* enum watch_backend */
-	const char *mountpoint;	/* kept, not copied */
+	const char *mountpoint;	/* kept, not copied; NULL: a virtiofs guest's */
+	/*
+	 * Writes a notification frame as write(2) to the session fd would,
+	 * for a transport without one (vhost_io_notify()); NULL: the fd.
+	 */
+	ssize_t (*notify)(void *ctx, const void *buf, size_t len);
+	void *notify_ctx;
 	size_t queue_size;	/* replay queue, in events */
 	/*
 	 * Replay on a mount that is not ours (a virtiofs guest's, through

@@ -255,7 +255,7 @@ uint64_t proto_init_reply_add(struct iovec *iov, int count,
 	if (!init_unique || oh.unique != init_unique || oh.error)
 		return 0;
 	memcpy(&out, iov[1].iov_base, sizeof(out));
-	add &= FUSE_HAS_FSNOTIFY | PROTO_FUSE_PASSTHROUGH;
+	add &= FUSE_HAS_FSNOTIFY | FUSE_HAS_FETCH_NOTIFY | PROTO_FUSE_PASSTHROUGH;
 	if (out.flags & FUSE_WRITEBACK_CACHE)
 		add &= ~PROTO_FUSE_PASSTHROUGH;
 	/* unused[0] is 7.40's max_stack_depth: the backing file's depth + 1. */

@@ -118,7 +118,8 @@ int proto_decode_init(const void *buf, size_t len, uint64_t *unique,
 /*
  * Turns flags of flags2 on in the INIT reply about to be written, iov[0]
  * the fuse_out_header and iov[1] the fuse_init_out (libfuse's layout),
- * hence with FUSE_INIT_EXT: FUSE_HAS_FSNOTIFY, and PROTO_FUSE_PASSTHROUGH
+ * hence with FUSE_INIT_EXT: FUSE_HAS_FSNOTIFY, FUSE_HAS_FETCH_NOTIFY
+ * (virtiofs mode), and PROTO_FUSE_PASSTHROUGH
  * with a max_stack_depth of 1 unless the reply asks for the writeback
  * cache (the kernel takes no passthrough with it). Returns the flags
  * added, 0 if iov is not the successful reply to request init_unique

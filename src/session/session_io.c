@@ -18,6 +18,7 @@
 
 struct session_io {
 	bool want;
+	uint64_t transport;	/* flags the transport needs besides ours */
 	uint64_t offered;	/* the kernel's INIT flags */
 	atomic_bool active;
 	atomic_bool init_answered;
@@ -37,10 +38,10 @@ static void note_init(struct session_io *pio, const void *buf, size_t len)
 	pio->offered = flags;
 }
 
-static void handle_watch(struct session_io *pio, int fd, const void *buf,
-			 size_t len)
+static void handle_watch(struct session_io *pio, const void *buf,
+			 size_t len, session_io_reply_fn *reply, void *ctx)
 {
-	unsigned char reply[sizeof(struct fuse_out_header)];
+	unsigned char out[sizeof(struct fuse_out_header)];
 	struct proto_watch w;
 	struct fuse_in_header ih;
 	int err, n;
@@ -55,12 +56,9 @@ static void handle_watch(struct session_io *pio, int fd, const void *buf,
 		memcpy(&ih, buf, sizeof(ih));
 		w.unique = ih.unique;
 	}
-	n = proto_encode_reply(reply, sizeof(reply), w.unique, err);
-	/* The kernel may have aborted the request: ENOENT is expected. */
-	if (n > 0 && write(fd, reply, n) != n && errno != ENOENT)
-		fuse_log(FUSE_LOG_WARNING,
-			 "rnotifyfs: reply to FUSE_FSNOTIFY: %s\n",
-			 strerror(errno));
+	n = proto_encode_reply(out, sizeof(out), w.unique, err);
+	if (n > 0)
+		reply(ctx, out, n);
 }
 
 static void forget_node(void *fs, uint64_t nodeid, uint64_t nlookup)
@@ -77,36 +75,56 @@ static bool handled_forget(const void *buf, size_t len, struct fs *fs)
 	return forget_decode(buf, len, forget_node, fs) >= 0;
 }
 
+bool session_io_take(struct session_io *pio, struct fs *fs, const void *buf,
+		     size_t len, session_io_reply_fn *reply, void *ctx)
+{
+	struct fuse_in_header ih;
+
+	if (len < sizeof(ih))
+		return false;
+	memcpy(&ih, buf, sizeof(ih));
+	if (ih.opcode == FUSE_INIT)
+		note_init(pio, buf, len);
+	if (ih.opcode != FUSE_FSNOTIFY)
+		return handled_forget(buf, len, fs);
+	handle_watch(pio, buf, len, reply, ctx);
+	return true;
+}
+
+static void reply_fd(void *ctx, const void *buf, size_t len)
+{
+	int fd = *(int *)ctx;
+
+	/* The kernel may have aborted the request: ENOENT is expected. */
+	if (write(fd, buf, len) != (ssize_t)len && errno != ENOENT)
+		fuse_log(FUSE_LOG_WARNING,
+			 "rnotifyfs: reply to FUSE_FSNOTIFY: %s\n",
+			 strerror(errno));
+}
+
 static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
 {
 	struct session_io *pio = fs_session_state(userdata);
-	struct fuse_in_header ih;
 	ssize_t n;
 
 	for (;;) {
 		n = request_read(&pio->self, fd, buf, len);
-		if (n < (ssize_t)sizeof(ih))
-			return n;
-		memcpy(&ih, buf, sizeof(ih));
-		if (ih.opcode == FUSE_INIT)
-			note_init(pio, buf, n);
-		if (ih.opcode == FUSE_FSNOTIFY)
-			handle_watch(pio, fd, buf, n);
-		else if (!handled_forget(buf, n, userdata))
+		if (n < (ssize_t)sizeof(struct fuse_in_header) ||
+		    !session_io_take(pio, userdata, buf, n, reply_fd, &fd))
 			return n;
 	}
 }
 
 /* Takes up what the kernel offered at INIT and we want, in its reply. */
-static void answer_init(struct fs *fs, int fd, struct iovec *iov, int count)
+static void answer_init(struct session_io *pio, struct fs *fs, int fd,
+			struct iovec *iov, int count)
 {
-	struct session_io *pio = fs_session_state(fs);
 	uint64_t want = 0, added;
 
 	if (!pio->init_unique)
 		return;
 	if (pio->want)
-		want |= FUSE_HAS_FSNOTIFY;
+		want |= FUSE_HAS_FSNOTIFY | pio->transport;
 	if (fs_passthrough_wanted(fs))
 		want |= PROTO_FUSE_PASSTHROUGH;
 	want &= pio->offered;
@@ -116,19 +134,25 @@ static void answer_init(struct fs *fs, int fd, struct iovec *iov, int count)
 	if (want && !added)
 		return;
 	atomic_store(&pio->init_answered, true);
-	if (added & FUSE_HAS_FSNOTIFY)
+	if ((added & FUSE_HAS_FSNOTIFY) &&
+	    (added & pio->transport) == pio->transport)
 		atomic_store(&pio->active, true);
 	if (added & PROTO_FUSE_PASSTHROUGH)
 		fs_passthrough_start(fs, fd);
 }
 
+void session_io_before_reply(struct session_io *pio, struct fs *fs, int fd,
+			     struct iovec *iov, int count)
+{
+	if (!atomic_load(&pio->init_answered))
+		answer_init(pio, fs, fd, iov, count);
+}
+
 static ssize_t io_writev(int fd, struct iovec *iov, int count,
 			 void *userdata)
 {
-	struct session_io *pio = fs_session_state(userdata);
-
-	if (!atomic_load(&pio->init_answered))
-		answer_init(userdata, fd, iov, count);
+	session_io_before_reply(fs_session_state(userdata), userdata, fd, iov,
+				count);
 	fs_passthrough_patch(iov, count);
 	return writev(fd, iov, count);
 }
@@ -147,21 +171,31 @@ static const struct fuse_custom_io session_io_hooks = {
 	.splice_send = io_splice_send,
 };
 
-struct session_io *session_io_install(struct fuse_session *se, struct fs *fs,
-				     bool want)
+struct session_io *session_io_new(bool want, uint64_t transport)
 {
 	struct session_io *pio = calloc(1, sizeof(*pio));
-	int err;
 
 	if (!pio)
 		return NULL;
 	pio->want = want;
+	pio->transport = transport;
 	pio->watches = proto_watches_new();
 	if (!pio->watches) {
 		free(pio);
 		errno = ENOMEM;
 		return NULL;
 	}
+	return pio;
+}
+
+struct session_io *session_io_install(struct fuse_session *se, struct fs *fs,
+				     bool want)
+{
+	struct session_io *pio = session_io_new(want, 0);
+	int err;
+
+	if (!pio)
+		return NULL;
 	fs_set_session_state(fs, pio);
 	err = fuse_session_custom_io(se, &session_io_hooks,
 				     fuse_session_fd(se));
@@ -181,7 +215,7 @@ int session_io_serve_init(struct session_io *pio, struct fuse_session *se)
 
 	do {
 		n = fuse_session_receive_buf(se, &buf);
-	} while (n == -EINTR);
+	} while (n == -EINTR && !fuse_session_exited(se));
 	if (n > 0)
 		fuse_session_process_buf(se, &buf);
 	free(buf.mem);

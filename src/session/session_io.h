@@ -21,11 +21,39 @@
 #define RNOTIFY_SESSION_SESSION_IO_H
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
 
 #include "fs/fs.h"
 
 struct proto_watches;
 struct session_io;
+
+/*
+ * The state alone, for a transport with hooks of its own (vhost_io.h):
+ * want as below; transport, INIT flags the transport needs too, offered
+ * and taken with ours (FUSE_HAS_FETCH_NOTIFY), or the extension is off.
+ * NULL with errno set on failure.
+ */
+struct session_io *session_io_new(bool want, uint64_t transport);
+
+typedef void session_io_reply_fn(void *ctx, const void *buf, size_t len);
+
+/*
+ * What the read hook does with a request (buf, len bytes) before
+ * libfuse sees it: notes INIT's offer; acts on FUSE_FSNOTIFY, answering
+ * it through reply(ctx, ...), and on FUSE_FORGET and FUSE_BATCH_FORGET
+ * (for fs): true for those, which libfuse must not see.
+ */
+bool session_io_take(struct session_io *sio, struct fs *fs, const void *buf,
+		     size_t len, session_io_reply_fn *reply, void *ctx);
+
+/*
+ * What the writev hook does first with a reply: adds the flags we take
+ * to INIT's (fd: the session's, for FUSE passthrough).
+ */
+void session_io_before_reply(struct session_io *sio, struct fs *fs, int fd,
+			     struct iovec *iov, int count);
 
 /*
  * Installs the hooks on a mounted session whose userdata is fs; want

@@ -34,19 +34,17 @@
 #include <libvhost-user.h>
 #include <standard-headers/linux/virtio_config.h>
 
-#include "forget_decode.h"
+#include "iov_copy.h"
+#include "rnotify_proto.h"
+#include "session_io.h"
 #include "vhost_io.h"
+#include "vhost_notify.h"
+#include "vhost_req.h"
 
 /* The hiprio queue and the request queues QEMU may give us. */
 #define VHOST_IO_QUEUES 16
 #define VHOST_IO_ENDED (1ULL << 40)
 
-struct vhost_req {
-	VuVirtqElement elem;	/* first: libvhost-user allocates it */
-	int qidx;
-	uint64_t unique;
-	struct vhost_req *next;
-};
 
 struct vhost_io {
 	VuDev dev;
@@ -55,6 +53,8 @@ struct vhost_io {
 	int stop_fd;
 	struct fuse_session *se;
 	struct fs *fs;
+	struct session_io *sio;
+	struct vhost_notify *notify;	/* lock */
 	pthread_t thread;
 	bool inited;		/* vu_init() done: vu_deinit() closes sock */
 	bool given;		/* ready_fd is the session's now */
@@ -120,57 +120,6 @@ static const VuDevIface vio_iface = {
 	.process_msg = vio_process_msg,
 };
 
-static size_t iov_total(const struct iovec *iov, unsigned int n)
-{
-	size_t len = 0;
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		len += iov[i].iov_len;
-	return len;
-}
-
-/* Copies up to len bytes of the chain (iov) into buf; returns the count. */
-static size_t copy_from_iov(void *buf, size_t len, const struct iovec *iov,
-			    unsigned int n)
-{
-	size_t done = 0, k;
-	unsigned int i;
-
-	for (i = 0; i < n && done < len; i++) {
-		k = iov[i].iov_len < len - done ? iov[i].iov_len : len - done;
-		memcpy((char *)buf + done, iov[i].iov_base, k);
-		done += k;
-	}
-	return done;
-}
-
-/* Copies src (count entries, len bytes in all) into the chain dst. */
-static void copy_to_iov(const struct iovec *dst, unsigned int ndst,
-			const struct iovec *src, int count)
-{
-	size_t doff = 0, soff, k;
-	unsigned int d = 0;
-	int s;
-
-	for (s = 0; s < count; s++) {
-		for (soff = 0; soff < src[s].iov_len; soff += k) {
-			while (d < ndst && doff == dst[d].iov_len) {
-				d++;
-				doff = 0;
-			}
-			if (d == ndst)
-				return;
-			k = dst[d].iov_len - doff;
-			if (k > src[s].iov_len - soff)
-				k = src[s].iov_len - soff;
-			memcpy((char *)dst[d].iov_base + doff,
-			       (const char *)src[s].iov_base + soff, k);
-			doff += k;
-		}
-	}
-}
-
 /* Lock held. Gives the chain back to the guest with len bytes written. */
 static void req_complete(struct vhost_io *vio, struct vhost_req *req,
 			 unsigned int len)
@@ -182,9 +131,50 @@ static void req_complete(struct vhost_io *vio, struct vhost_req *req,
 	free(req);
 }
 
-static void forget_node(void *fs, uint64_t nodeid, uint64_t nlookup)
+size_t vhost_req_room(const struct vhost_req *req)
 {
-	fs_forget(fs, nodeid, nlookup);
+	return iov_total(req->elem.in_sg, req->elem.in_num);
+}
+
+void vhost_req_answer(struct vhost_io *vio, struct vhost_req *req,
+		      const struct iovec *iov, int count)
+{
+	size_t len = iov_total(iov, count);
+
+	if (len)
+		copy_to_iov(req->elem.in_sg, req->elem.in_num, iov, count);
+	req_complete(vio, req, len);
+}
+
+void vhost_req_answer_error(struct vhost_io *vio, struct vhost_req *req,
+			    int error)
+{
+	struct fuse_out_header oh = {
+		.len = sizeof(oh),
+		.error = error,
+		.unique = req->unique,
+	};
+	struct iovec iov = { &oh, sizeof(oh) };
+
+	vhost_req_answer(vio, req, &iov, vhost_req_room(req) < sizeof(oh) ?
+			 0 : 1);
+}
+
+/* session_io_take()'s answer to a request it acted on. */
+struct taken {
+	struct vhost_io *vio;
+	struct vhost_req *req;
+};
+
+static void taken_reply(void *ctx, const void *buf, size_t len)
+{
+	struct taken *t = ctx;
+	struct iovec iov = { (void *)buf, len };
+
+	if (len <= vhost_req_room(t->req)) {
+		vhost_req_answer(t->vio, t->req, &iov, 1);
+		t->req = NULL;
+	}
 }
 
 /*
@@ -197,6 +187,7 @@ static size_t req_take(struct vhost_io *vio, struct vhost_req *req,
 		       void *buf, size_t len)
 {
 	size_t have = iov_total(req->elem.out_sg, req->elem.out_num);
+	struct taken t = { .vio = vio };
 	struct fuse_in_header ih;
 	size_t n;
 
@@ -209,12 +200,22 @@ static size_t req_take(struct vhost_io *vio, struct vhost_req *req,
 	}
 	n = copy_from_iov(buf, have, req->elem.out_sg, req->elem.out_num);
 	memcpy(&ih, buf, sizeof(ih));
-	if (ih.opcode == FUSE_INTERRUPT ||
-	    forget_decode(buf, n, forget_node, vio->fs) >= 0) {
-		req_complete(vio, req, 0);
+	req->unique = ih.unique;
+	if (ih.opcode == FUSE_INIT)
+		vhost_notify_restart(vio->notify);
+	if (ih.opcode == FUSE_FETCH_NOTIFY) {
+		vhost_notify_fetch(vio->notify, vio, req, buf, n,
+				   session_io_active(vio->sio));
 		return 0;
 	}
-	req->unique = ih.unique;
+	t.req = req;
+	if (ih.opcode == FUSE_INTERRUPT ||
+	    session_io_take(vio->sio, vio->fs, buf, n, taken_reply, &t)) {
+		/* No reply (FORGET), or none fitted: back with nothing. */
+		if (t.req)
+			req_complete(vio, req, 0);
+		return 0;
+	}
 	req->next = vio->inflight;
 	vio->inflight = req;
 	return n;
@@ -262,6 +263,22 @@ static struct vhost_req *inflight_take(struct vhost_io *vio, uint64_t unique)
 	return NULL;
 }
 
+ssize_t vhost_io_notify(struct vhost_io *vio, const struct iovec *iov,
+			int count)
+{
+	ssize_t n;
+
+	if (count < 1 || iov[0].iov_len < sizeof(struct fuse_out_header)) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&vio->lock);
+	n = vhost_notify_send(vio->notify, vio, iov, count,
+			      session_io_active(vio->sio));
+	pthread_mutex_unlock(&vio->lock);
+	return n;
+}
+
 static ssize_t vio_writev(int fd, struct iovec *iov, int count,
 			  void *userdata)
 {
@@ -276,11 +293,9 @@ static ssize_t vio_writev(int fd, struct iovec *iov, int count,
 		return -1;
 	}
 	memcpy(&oh, iov[0].iov_base, sizeof(oh));
-	if (!oh.unique) {
-		/* A virtiofs guest has no channel for notifications. */
-		errno = ENOSYS;
-		return -1;
-	}
+	if (!oh.unique)
+		return vhost_io_notify(vio, iov, count);
+	session_io_before_reply(vio->sio, vio->fs, -1, iov, count);
 	pthread_mutex_lock(&vio->lock);
 	req = inflight_take(vio, oh.unique);
 	if (!req) {
@@ -402,6 +417,9 @@ static void *vio_device_main(void *arg)
 		fuse_log(FUSE_LOG_INFO,
 			 "rnotifyfs: the VMM disconnected: stopping\n");
 	atomic_store(&vio->ended, true);
+	pthread_mutex_lock(&vio->lock);
+	vhost_notify_end(vio->notify);
+	pthread_mutex_unlock(&vio->lock);
 	fuse_session_exit(vio->se);
 	if (write(vio->ready_fd, &all, sizeof(all)) < 0)
 		fuse_log(FUSE_LOG_ERR, "rnotifyfs: waking workers: %s\n",
@@ -447,6 +465,9 @@ struct vhost_io *vhost_io_accept(const char *socket_path, int listen_fd)
 	vio->sock = vio->ready_fd = vio->stop_fd = -1;
 	pthread_mutex_init(&vio->lock, NULL);
 	vio->waiting_tail = &vio->waiting;
+	vio->notify = vhost_notify_new(&vio->lock);
+	if (!vio->notify)
+		goto fail;
 	if (socket_path)
 		lfd = vio_listen(socket_path);
 	if (lfd < 0)
@@ -481,12 +502,13 @@ fail:
 }
 
 int vhost_io_start(struct vhost_io *vio, struct fuse_session *se,
-		   struct fs *fs)
+		   struct fs *fs, struct session_io *sio)
 {
 	int err;
 
 	vio->se = se;
 	vio->fs = fs;
+	vio->sio = sio;
 	fs_set_session_state(fs, vio);
 	err = fuse_session_custom_io(se, &vio_hooks, vio->ready_fd);
 	if (err) {
@@ -531,6 +553,7 @@ void vhost_io_free(struct vhost_io *vio)
 	vhost_io_stop(vio);
 	req_list_free(vio->waiting);
 	req_list_free(vio->inflight);
+	vhost_notify_free(vio->notify);
 	if (vio->inited)
 		vu_deinit(&vio->dev);
 	else if (vio->sock >= 0)

@@ -21,8 +21,11 @@
  * list); the session's workers read from that list. Every call into
  * libvhost-user, and every copy to or from guest memory, is made under
  * one lock, so a memory table the guest replaces is never unmapped under
- * a copy. Notifications (unique 0) cannot reach a virtiofs guest: the
- * writev hook refuses them with ENOSYS.
+ * a copy. Notifications (unique 0) go to a guest that fetches them (the
+ * kernel series' FUSE_FETCH_NOTIFY, vhost_notify.h); the read hook also
+ * does what session_io does over /dev/fuse (session_io_take(): INIT's
+ * offer, FUSE_FSNOTIFY, FORGET), and the writev hook adds our flags to
+ * INIT's reply (session_io_before_reply()).
  *
  * When the guest's VMM disconnects, the session is ended (the workers'
  * reads fail ENODEV), as virtiofsd ends with its VMM.
@@ -31,9 +34,12 @@
 #define RNOTIFY_SESSION_VHOST_IO_H
 
 #include <stdbool.h>
+#include <sys/types.h>
+#include <sys/uio.h>
 
 #include "fs/fs.h"
 
+struct session_io;
 struct vhost_io;
 
 /* Built with libvhost-user (scripts/setup-vhost), so the mode exists. */
@@ -48,10 +54,19 @@ struct vhost_io *vhost_io_accept(const char *socket_path, int listen_fd);
 
 /*
  * Installs the hooks on se, whose userdata is fs, and starts the device
- * thread. The session owns the fd it is given from now on. 0 or -errno.
+ * thread; sio is the protocol's state (session_io_new()). The session
+ * owns the fd it is given from now on. 0 or -errno.
  */
 int vhost_io_start(struct vhost_io *vio, struct fuse_session *se,
-		   struct fs *fs);
+		   struct fs *fs, struct session_io *sio);
+
+/*
+ * Sends a notification (iov: a fuse_out_header with unique 0 first) to
+ * the guest, as a write of it to /dev/fuse would: its length, or -1 with
+ * errno set (vhost_notify_send()).
+ */
+ssize_t vhost_io_notify(struct vhost_io *vio, const struct iovec *iov,
+			int count);
 
 /* Stops the device thread; the session's loop must have ended. */
 void vhost_io_stop(struct vhost_io *vio);

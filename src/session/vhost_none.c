@@ -19,9 +19,16 @@ struct vhost_io *vhost_io_accept(const char *socket_path, int listen_fd)
 }
 
 int vhost_io_start(struct vhost_io *vio, struct fuse_session *se,
-		   struct fs *fs)
+		   struct fs *fs, struct session_io *sio)
 {
 	return -ENOTSUP;
+}
+
+ssize_t vhost_io_notify(struct vhost_io *vio, const struct iovec *iov,
+			int count)
+{
+	errno = ENOTSUP;
+	return -1;
 }
 
 void vhost_io_stop(struct vhost_io *vio)

@@ -51,7 +51,7 @@ int main(void)
 	      !strcmp(cli.socket_path, "/tmp/vhostqemu") &&
 	      cli.socket_fd == -1 && !strcmp(cli.backing, "/tmp") &&
 	      cli.entry_timeout == 86400 && cli.attr_timeout == 86400 &&
-	      cli.delivery == DELIVERY_NONE && cli.max_inodes == 0 &&
+	      cli.delivery == DELIVERY_AUTO && cli.max_inodes == 0 &&
 	      !cli.passthrough && cli.foreground);
 	cli_free(&cli);
 

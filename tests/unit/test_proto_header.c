@@ -423,10 +423,15 @@ int main(void)
 	CONST(FUSE_FSNOTIFY_NAME_MAX);
 	CONST(FUSE_FSNOTIFY_NO_CHILD);
 	CONST(FUSE_FSNOTIFY_NO_PARENT);
+	CONST(FUSE_HAS_FETCH_NOTIFY);
+	CONST(FUSE_FETCH_NOTIFY);
+	CONST(FUSE_FETCH_NOTIFY_END);
 
 	check_struct(read_header(), "fuse_fsnotify_in");
 	check_struct(read_header(), "fuse_notify_fsnotify_out");
 	check_struct(read_header(), "fuse_fsnotify_rename_out");
+	check_struct(read_header(), "fuse_fetch_notify_in");
+	check_struct(read_header(), "fuse_fetch_notify_out");
 	CHECK("header: structs are 8-byte multiples",
 	      sizeof(struct fuse_fsnotify_in) % 8 == 0 &&
 	      sizeof(struct fuse_notify_fsnotify_out) % 8 == 0 &&

@@ -21,6 +21,8 @@
 #ifndef RNOTIFY_DELIVER_PROTO_PROTO_H
 #define RNOTIFY_DELIVER_PROTO_PROTO_H
 
+#include <sys/types.h>
+
 #include "fs/remote.h"
 #include "protocol/proto_watches.h"
 
@@ -31,7 +33,10 @@ struct proto_send_config {
 	struct fs *fs;
 	struct proto_watches *watches;
 	int fuse_fd;			/* the session's /dev/fuse fd */
-	const char *mountpoint;
+	/* Writes a frame instead of fuse_fd, if set (delivery.h) */
+	ssize_t (*notify)(void *ctx, const void *buf, size_t len);
+	void *notify_ctx;
+	const char *mountpoint;		/* NULL: none (virtiofs) */
 	bool private_mounts;		/* mount_cwd_own()'s copy */
 	struct session_io *session;	/* mount_cwd_own()'s */
 	bool link_counts;		/* the watcher reports them */

@@ -36,7 +36,8 @@ int proto_send_frame(struct proto_send *s, const struct proto_event *ev)
 
 	if (len < 0)
 		return len;
-	if (write(s->cfg.fuse_fd, buf, len) != len)
+	if ((s->cfg.notify ? s->cfg.notify(s->cfg.notify_ctx, buf, len) :
+	     write(s->cfg.fuse_fd, buf, len)) != len)
 		return -errno;
 	return 1;
 }

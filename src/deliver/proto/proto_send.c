@@ -39,6 +39,9 @@ static bool own_cwd(struct proto_send *s)
 
 int proto_mount_enter(struct proto_send *s)
 {
+	/* A virtiofs guest's mount is not ours to enter. */
+	if (!s->mountpoint)
+		return -ENOTSUP;
 	return own_cwd(s) ? mount_cwd_enter(&s->cwd) : -EPERM;
 }
 
@@ -96,8 +99,8 @@ struct proto_send *proto_send_new(const struct proto_send_config *cfg)
 	if (!s)
 		return NULL;
 	s->cfg = *cfg;
-	s->mountpoint = strdup(cfg->mountpoint);
-	if (!s->mountpoint) {
+	s->mountpoint = cfg->mountpoint ? strdup(cfg->mountpoint) : NULL;
+	if (cfg->mountpoint && !s->mountpoint) {
 		free(s);
 		return NULL;
 	}
