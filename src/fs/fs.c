@@ -146,6 +146,11 @@ bool fs_name_shown(struct fs *fs, uint64_t parent, const char *name,
 	return fs_names_find(&fs->table, parent, name, nodeid);
 }
 
+bool fs_name_of(struct fs *fs, uint64_t nodeid, struct fs_name_buf *b)
+{
+	return fs_names_one(&fs->table, nodeid, b);
+}
+
 bool fs_resolve_dir_handle(struct fs *fs, const void *handle, size_t len,
 			   int type, struct rn_id *id)
 {

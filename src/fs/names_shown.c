@@ -175,6 +175,31 @@ bool fs_names_find(struct fs_table *t, uint64_t parent, const char *name,
 	return e != NULL;
 }
 
+/* fs_names_each_locked() callback: the first name, if it fits. */
+static int name_copy(void *arg, uint64_t parent, const char *name)
+{
+	struct fs_name_buf *b = arg;
+
+	if (strlen(name) >= sizeof(b->name))
+		return 0;
+	b->parent = parent;
+	strcpy(b->name, name);
+	return 1;
+}
+
+bool fs_names_one(struct fs_table *t, uint64_t child, struct fs_name_buf *b)
+{
+	struct fs_inode *in;
+	bool found = false;
+
+	pthread_mutex_lock(&t->lock);
+	in = fs_table_node_locked(t, child);
+	if (in)
+		found = fs_names_each_locked(t, in, name_copy, b) == 1;
+	pthread_mutex_unlock(&t->lock);
+	return found;
+}
+
 /* Table lock held: the child shown at (parent, name), then forget it. */
 static struct fs_inode *take_locked(struct fs_table *t, uint64_t parent,
 				    const char *name)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "inode_table.h"
+#include "remote.h"
 
 /* The table's names index: 0 or -ENOMEM. */
 int fs_names_init(struct fs_table *t);
@@ -21,6 +22,8 @@ int fs_names_show(struct fs_table *t, uint64_t parent, const char *name,
 void fs_names_hide(struct fs_table *t, uint64_t parent, const char *name);
 bool fs_names_find(struct fs_table *t, uint64_t parent, const char *name,
 		   uint64_t *child);
+/* A name child is shown under, in a directory the kernel knows. */
+bool fs_names_one(struct fs_table *t, uint64_t child, struct fs_name_buf *b);
 /*
  * A rename the client has seen: flags 0 or RENAME_NOREPLACE move
  * (parent, name) over (newparent, newname); RENAME_EXCHANGE swaps them.

@@ -11,6 +11,7 @@
 #ifndef RNOTIFY_FS_REMOTE_H
 #define RNOTIFY_FS_REMOTE_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -146,6 +147,18 @@ bool fs_node_live(struct fs *fs, uint64_t nodeid, uint32_t *generation);
  */
 bool fs_name_shown(struct fs *fs, uint64_t parent, const char *name,
 		   uint64_t *nodeid);
+
+/* A name the client was shown: (parent, name). */
+struct fs_name_buf {
+	uint64_t parent;
+	char name[NAME_MAX + 1];
+};
+
+/*
+ * One name the client was shown for the node, in a directory the kernel
+ * still knows; false if none.
+ */
+bool fs_name_of(struct fs *fs, uint64_t nodeid, struct fs_name_buf *b);
 
 /*
  * Cache coherence, called from outside FUSE request handlers only (they

@@ -104,7 +104,7 @@ static bool target_from_name(struct replay *r, const struct rn_event *ev,
 	    !replay_shown_node(r, dir.id, ev->name, &n) &&
 	    replay_known_node(r, &ev->obj, &n))
 		return false;
-	dfd = replay_node_open(r, &dir, REPLAY_OPEN_PATH | REPLAY_OPEN_DIR);
+	dfd = replay_dir_open(r, &dir);
 	if (dfd < 0)
 		return false;
 	e.parent = dir.id;

@@ -147,6 +147,11 @@ bool replay_shown_node(struct replay *r, uint64_t parent, const char *name,
 /* how: REPLAY_OPEN_* */
 int replay_node_open(struct replay *r, const struct replay_node *n,
 		     int how);
+/*
+ * A directory, to replay in, while the turn is this thread's (it may
+ * announce a lookup to the gate); not for the refresh after a turn.
+ */
+int replay_dir_open(struct replay *r, const struct replay_node *dir);
 bool replay_name_is_live(struct replay *r, uint64_t parent,
 			 const char *name, uint64_t node);
 void replay_fake_stat(const struct replay *r, const struct rn_event *ev,

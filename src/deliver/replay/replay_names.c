@@ -130,7 +130,7 @@ static int create_in(struct replay *r, const struct replay_node *dir,
 	struct replay_node shown;
 	int dfd, ret;
 
-	dfd = replay_node_open(r, dir, REPLAY_OPEN_PATH | REPLAY_OPEN_DIR);
+	dfd = replay_dir_open(r, dir);
 	if (dfd < 0)
 		return dfd;
 	/* A name the client already shows would make the create EEXIST. */
@@ -171,7 +171,7 @@ static int delete_in(struct replay *r, const struct replay_node *dir,
 	 */
 	if (replay_shown_node(r, dir->id, name, &shown))
 		replay_writer_close(r, shown.id);
-	dfd = replay_node_open(r, dir, REPLAY_OPEN_PATH | REPLAY_OPEN_DIR);
+	dfd = replay_dir_open(r, dir);
 	if (dfd < 0)
 		return dfd;
 	e.op = ev->isdir ? FS_GATE_RMDIR : FS_GATE_UNLINK;
@@ -227,10 +227,10 @@ static int rename_between(struct replay *r, const struct replay_node *from,
 		else
 			e.newname_lookup_err = 0;
 	}
-	sfd = replay_node_open(r, from, REPLAY_OPEN_PATH | REPLAY_OPEN_DIR);
+	sfd = replay_dir_open(r, from);
 	if (sfd < 0)
 		return sfd;
-	dfd = replay_node_open(r, to, REPLAY_OPEN_PATH | REPLAY_OPEN_DIR);
+	dfd = replay_dir_open(r, to);
 	if (dfd < 0) {
 		RSYS(r, close, sfd);
 		return dfd;

@@ -36,6 +36,63 @@ int replay_node_open(struct replay *r, const struct replay_node *n,
 	return RSYS(r, open_node, n->id, n->gen, how);
 }
 
+/* Bounds the walk up to a directory whose handle decodes. */
+#define REPLAY_DIR_DEPTH 64
+
+/*
+ * A directory to replay in. By handle, as any node; but when the kernel
+ * has dropped its dentry (reclaim: a watch pins the inode, not the
+ * name), decoding the handle reconnects it through its parent: the
+ * parent's listing and a lookup of its name, which the host has already
+ * removed. The lookup's ENOENT would hide the name the client was shown
+ * (the rmdir's replay then removes a stand-in, no DELETE_SELF) and the
+ * decode fails, ESTALE: the event would be lost. So the gate answers a
+ * lookup of the name shown with the node shown, and if the decode still
+ * fails, the directory is reached by that name from its parent.
+ */
+static int dir_open(struct replay *r, const struct replay_node *dir,
+		    int depth)
+{
+	const int how = REPLAY_OPEN_PATH | REPLAY_OPEN_DIR;
+	struct replay_expect e = { .op = FS_GATE_LOOKUP };
+	struct replay_node parent;
+	struct fs_name_buf shown;
+	uint64_t node;
+	uint32_t gen;
+	int fd, pfd;
+
+	if (!depth || !fs_name_of(r->fs, dir->id, &shown))
+		return replay_node_open(r, dir, how);
+	e.parent = shown.parent;
+	strcpy(e.name, shown.name);
+	/* Only if the name went meanwhile: then the node check fails. */
+	e.st.st_mode = S_IFDIR;
+	replay_expect_set(r, &e);
+	fd = replay_node_open(r, dir, how);
+	replay_expect_clear(r);
+	if (fd != -ESTALE || !fs_node_live(r->fs, shown.parent, &parent.gen))
+		return fd;
+	parent.id = shown.parent;
+	pfd = dir_open(r, &parent, depth - 1);
+	if (pfd < 0)
+		return fd;
+	replay_expect_set(r, &e);
+	fd = RSYS(r, openat, pfd, shown.name, how | REPLAY_OPEN_NOFOLLOW, 0);
+	replay_expect_clear(r);
+	RSYS(r, close, pfd);
+	if (fd >= 0 && (RSYS(r, node_of, fd, &node, &gen) ||
+			node != dir->id || gen != dir->gen)) {
+		RSYS(r, close, fd);
+		fd = -ESTALE;
+	}
+	return fd;
+}
+
+int replay_dir_open(struct replay *r, const struct replay_node *dir)
+{
+	return dir_open(r, dir, REPLAY_DIR_DEPTH);
+}
+
 /*
  * Is the object the client sees as node under (parent, name) the one that
  * lives there on the backing store now? Then an event that says otherwise
