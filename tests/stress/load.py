@@ -342,7 +342,7 @@ class Reader:
             return False
         self.stats["tail"] = int(not self.missing)
         self.stats["tail_missing"] = self.missing
-        self.stats["tail_ms"] = int((last - ended_at) * 1000)
+        self.stats["tail_ms"] = int(max(0.0, last - ended_at) * 1000)
         os.write(tail_fd, b"n" if self.missing else b"c")
         return True
 
@@ -357,13 +357,15 @@ class Reader:
         ended_at = None
         told = False
         while not done and time.monotonic() - last < self.idle:
-            if ended_at is None and \
-                    select.select([ended_fd], [], [], 0)[0]:
+            fds = [self.ino.fd] + ([ended_fd] if ended_at is None else [])
+            ready = select.select(fds, [], [],
+                                  0.1 if ended_at and not told else 1.0)[0]
+            if ended_fd in ready and ended_at is None:
                 ended_at = time.monotonic()
                 self.writers_ended()
             if ended_at is not None and not told:
                 told = self.tail_told(tail_fd, ended_at, last)
-            for ev in self.ino.read(0.1 if ended_at and not told else 1.0):
+            for ev in self.ino.read(0):
                 last = time.monotonic()
                 self.stats["events"] += 1
                 if ev[1] & IN_Q_OVERFLOW:
