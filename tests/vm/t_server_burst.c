@@ -219,7 +219,7 @@ static void test_burst(const struct server *s, const struct burst *b)
 	CHECK_IN(variant, "burst: then nothing but the sentinel",
 		 vm_put(end, "", O_EXCL) &&
 		 vm_inotify_expect(in, IN_CREATE, ".end", NULL));
-	close(in);
+	vm_watch_close(in);
 }
 
 static void test_server(const char *watcher, const char *opts)
