@@ -203,9 +203,22 @@ static void test_burst(const struct server *s, const struct burst *b)
 	snprintf(variant, sizeof(variant), "%s, %s", s->watcher, b->what);
 	burst_path(dir, sizeof(dir), s->mnt, b, "");
 	if (b->dir[0]) {
+		/*
+		 * Its CREATE first: the server has then read the mkdir, and
+		 * an inotify host watcher watches the new directory. Before,
+		 * a burst there is not seen on the host at all (the scan of
+		 * a new directory finds its files gone).
+		 */
+		int top = inotify_init1(IN_CLOEXEC);
+
 		burst_path(end, sizeof(end), s->back, b, "");
 		CHECK_IN(variant, "burst: directory made remotely",
-			 !mkdir(end, 0755) && !stat(dir, &st));
+			 inotify_add_watch(top, s->mnt, IN_CREATE) > 0 &&
+			 !mkdir(end, 0755) &&
+			 vm_inotify_expect(top, IN_CREATE | IN_ISDIR, b->dir,
+					   NULL) &&
+			 !stat(dir, &st));
+		vm_watch_close(top);
 	}
 	CHECK_IN(variant, "burst: watch",
 		 inotify_add_watch(in, dir, IN_CREATE | IN_DELETE) > 0);
