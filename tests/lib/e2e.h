@@ -62,6 +62,14 @@ void e2e_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Mounts (or, native, just makes the dirs); on failure prints FAIL, exits. */
 void e2e_mount(const char *opts);
+/*
+ * The same with BACKING a tmpfs of its own, where nothing changes but
+ * what the test changes: the fanotify watcher marks the backing store's
+ * whole file system, and on /tmp's any change of anyone (a build beside
+ * the test) wakes the server and carries along an event that waits for
+ * a next one. For the checks that the last event arrives by itself.
+ */
+void e2e_mount_quiet(const char *opts);
 bool e2e_native(void);
 /* The server's pid; 0 in native mode. */
 pid_t e2e_server_pid(void);

@@ -2,7 +2,8 @@
 /*
  * The mount fixture: one temporary export per test binary.
  *
- * Layout: /tmp/rnotify-e2e.XXXXXX/{backing,mnt}. The server is
+ * Layout: /tmp/rnotify-e2e.XXXXXX/{backing,mnt}, backing a tmpfs of its
+ * own with e2e_mount_quiet(). The server is
  * $RNOTIFYFS (default build/rnotifyfs), started in the foreground as our
  * child. RNOTIFY_NATIVE=1 starts no server and makes MNT the backing dir.
  *
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -40,6 +42,7 @@ static pid_t e2e_server;
 static pid_t e2e_agent;		/* RNOTIFY_AGENT=1: the replays' agent */
 static char e2e_agent_sock[E2E_DIR_MAX + 16];
 static bool e2e_is_native;
+static bool e2e_quiet;		/* BACKING is our tmpfs */
 static volatile sig_atomic_t e2e_torn_down;
 static struct e2e_reader *e2e_root_reader;
 static unsigned int e2e_sync_seq;
@@ -183,6 +186,8 @@ static void e2e_teardown(void)
 
 		e2e_run_quiet(argv);
 	}
+	if (e2e_quiet)
+		umount2(e2e_back, MNT_DETACH);
 	if (e2e_dir[0]) {
 		char *argv[] = { rm, rf, onefs, e2e_dir, NULL };
 
@@ -271,6 +276,9 @@ static void e2e_make_dirs(void)
 	snprintf(e2e_back, sizeof(e2e_back), "%s/backing", e2e_dir);
 	if (mkdir(e2e_back, 0755))
 		e2e_die("mkdir backing failed");
+	if (e2e_quiet && mount("rnotify-quiet", e2e_back, "tmpfs", 0,
+			       "mode=755"))
+		e2e_die("tmpfs on backing failed");
 	if (e2e_is_native) {
 		snprintf(e2e_mntdir, sizeof(e2e_mntdir), "%s", e2e_back);
 		return;
@@ -424,6 +432,12 @@ void e2e_mount(const char *opts)
 			e2e_start_agent();
 	}
 	e2e_wait_live();
+}
+
+void e2e_mount_quiet(const char *opts)
+{
+	e2e_quiet = true;
+	e2e_mount(opts);
 }
 
 void e2e_sync(void)

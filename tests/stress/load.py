@@ -28,9 +28,19 @@ Exactness by construction:
 - New directories stay empty, so a change inside one never happens before
   the reader could have watched it; their own watches may only see
   DELETE_SELF, MOVE_SELF and IGNORED.
-- The end is a remote sentinel create: replay is serial in host order and
-  local events are synchronous, so once its CREATE is read every event
-  has been read.
+- The end of the load must arrive by itself: once the writers have
+  exited, the reader, knowing their logs, reads until every logged event
+  has come, with nothing changing on the host; it fails if TAIL_WAIT
+  seconds pass with none read while some are still missing. Each
+  writer's last change is a create of a fresh name, whose event must
+  come exactly once, so an end held back shows; and BACKING is a tmpfs
+  of its own, where no change of anyone else wakes the server (see
+  rnfix.Mount). Only then
+  comes a remote sentinel create, which proves that nothing else
+  follows: replay is serial in host order and local events are
+  synchronous, so once its CREATE is read every event has been read. (A
+  sentinel alone would carry along an event the server held back until
+  a next change.)
 CLOSE_WRITE is counted, not compared (a replayed write shows one more
 open/close than the host's).
 
@@ -44,6 +54,7 @@ import argparse
 import collections
 import os
 import random
+import select
 import sys
 import time
 
@@ -133,6 +144,16 @@ class Writer:
             op = self.file_op(op, sub)
         self.counts[op] += 1
 
+    def last(self):
+        """A create of a fresh name: the writer's last change is one whose
+        event must come exactly once (a last MODIFY may merge into an
+        earlier one, a CLOSE_WRITE is not compared), so an end held
+        back shows."""
+        name = self.fresh("e")
+        os.mknod(self.path("a", name), 0o644)
+        self.emit("a", IN_CREATE, name)
+        self.counts["create"] += 1
+
     def keeper_op(self, op, sub):
         """Stable mix: content and mode change only on files that stay."""
         if len(self.keepers) < MAX_KEEPERS:
@@ -208,12 +229,16 @@ def run_writer(i, root, args, tmp, remote):
                 if ahead > 0:
                     time.sleep(ahead)	# pacing, not waiting for a result
             wr.one()
+        wr.last()
     with open(os.path.join(tmp, f"{w}.ops"), "w") as f:
         f.write(" ".join(f"{k}={v}" for k, v in sorted(wr.counts.items())))
 
 
 QUEUE_KNOB = "/proc/sys/fs/inotify/max_queued_events"
 READER_QUEUE = 1 << 21
+# Seconds with no event read while logged events are still missing, after
+# the writers exited: the end of the load did not come by itself.
+TAIL_WAIT = 10
 
 
 def reader_inotify():
@@ -245,6 +270,9 @@ class Reader:
         self.out = {}
         self.stats = collections.Counter()
         self.unexpected = []
+        self.have = collections.Counter()
+        self.need = None	# key event -> how many must come, once known
+        self.missing = 0	# keys of need not yet come
 
     def watch_tree(self):
         for top, dirs, _ in os.walk(self.mnt):
@@ -283,15 +311,61 @@ class Reader:
                 self.out[w] = open(os.path.join(self.tmp, f"{w}.got"), "w")
             self.out[w].write(f"{rel}\t{mask}\t{name.decode()}\t{cookie}\n")
             self.stats["key"] += 1
+            self.count_key((rel, str(mask), name.decode()))
         return False
 
-    def run(self, ready_fd):
+    def count_key(self, key):
+        self.have[key] += 1
+        if self.need is not None and self.have[key] == self.need.get(key):
+            self.missing -= 1
+
+    def writers_ended(self):
+        """Loads what the writers logged: each key event must come as
+        often as logged, MODIFY and ATTRIB at least once (see account())."""
+        self.need = collections.Counter()
+        for i in range(REMOTE + LOCAL):
+            for x in read_lines(os.path.join(self.tmp,
+                                             f"{writer_name(i)}.log")):
+                self.need[tuple(x)] += 1
+        for k in self.need:
+            if int(k[1]) in (IN_MODIFY, IN_ATTRIB):
+                self.need[k] = 1
+        self.missing = sum(1 for k, n in self.need.items()
+                           if self.have[k] < n)
+
+    def tail_told(self, tail_fd, ended_at, last):
+        """True once the parent is told whether the end of the load came
+        by itself: every logged event read ("c"), or TAIL_WAIT s without
+        an event read ("n"), since the writers ended (at ended_at)."""
+        now = time.monotonic()
+        if self.missing and now - max(last, ended_at) < TAIL_WAIT:
+            return False
+        self.stats["tail"] = int(not self.missing)
+        self.stats["tail_missing"] = self.missing
+        self.stats["tail_ms"] = int(max(0.0, last - ended_at) * 1000)
+        os.write(tail_fd, b"n" if self.missing else b"c")
+        return True
+
+    def run(self, ready_fd, ended_fd, tail_fd):
+        """ended_fd becomes readable when the writers have exited; then
+        the reader tells the parent on tail_fd whether the end came by
+        itself (tail_told()), and reads on until the sentinel."""
         self.watch_tree()
         os.write(ready_fd, b"r")
         last = time.monotonic()
         done = False
+        ended_at = None
+        told = False
         while not done and time.monotonic() - last < self.idle:
-            for ev in self.ino.read(1.0):
+            fds = [self.ino.fd] + ([ended_fd] if ended_at is None else [])
+            ready = select.select(fds, [], [],
+                                  0.1 if ended_at and not told else 1.0)[0]
+            if ended_fd in ready and ended_at is None:
+                ended_at = time.monotonic()
+                self.writers_ended()
+            if ended_at is not None and not told:
+                told = self.tail_told(tail_fd, ended_at, last)
+            for ev in self.ino.read(0):
                 last = time.monotonic()
                 self.stats["events"] += 1
                 if ev[1] & IN_Q_OVERFLOW:
@@ -419,15 +493,19 @@ def main():
     ap.add_argument("--mix", choices=["stable", "churn"], default="stable")
     args = ap.parse_args()
     chk = rnfix.Checks(args.name)
-    m = rnfix.Mount(args.server, "stress", f"queue={args.queue}")
+    m = rnfix.Mount(args.server, "stress", f"queue={args.queue}", quiet=True)
     make_tree(m.back)
     if not chk.ok("mount", m.start(), m.server_log()[-300:]):
         chk.exit()
     tmp = m.tmp
     t0 = time.monotonic()
     rfd, wfd = os.pipe()
-    reader = rnfix.fork(lambda: Reader(m.mnt, tmp, 120).run(wfd))
-    os.close(wfd)
+    ended_r, ended_w = os.pipe()
+    tail_r, tail_w = os.pipe()
+    reader = rnfix.fork(lambda: Reader(m.mnt, tmp, 120).run(wfd, ended_r,
+                                                            tail_w))
+    for fd in (wfd, ended_r, tail_w):
+        os.close(fd)
     ready = rnfix.wait_until(lambda: bool(os.read(rfd, 1)), 30)
     os.close(rfd)
     chk.ok("reader_ready", ready, "reader did not start")
@@ -437,6 +515,11 @@ def main():
     bad = wait_children(set(pids), 600 + args.ops / 100)
     t_write = time.monotonic() - t0
     chk.ok("writers", bad == 0, f"{bad} writers failed or hung")
+    # The sentinel only once the reader has read the end, or given up.
+    os.write(ended_w, b"e")
+    select.select([tail_r], [], [], 300 + args.ops / 200)
+    for fd in (ended_w, tail_r):
+        os.close(fd)
     os.mknod(os.path.join(m.back, "s", "done"))
     bad = wait_children({reader}, 300 + args.ops / 200)
     t_all = time.monotonic() - t0
@@ -447,6 +530,9 @@ def main():
            f"{rd['strange']} unexpected: {'; '.join(strange[:5])}")
     srv_overflow = "overflowed" in m.server_log()
     relaxed_remote = srv_overflow or rd["overflow"] > 0
+    chk.ok("last_event_without_sentinel", rd["tail"] == 1 or relaxed_remote,
+           f"{rd['tail_missing']} logged events had not come {TAIL_WAIT} s "
+           f"after the last event read, with nothing changing on the host")
     exp_r = miss_r = exp_l = merged = 0
     for i in range(REMOTE + LOCAL):
         e, miss, mer = account(chk, tmp, writer_name(i),
@@ -466,7 +552,8 @@ def main():
             k, v = kv.split("=")
             ops[k] += int(v)
     chk.info(f"{sum(ops.values())} ops ({', '.join(f'{k} {v}' for k, v in sorted(ops.items()))}); "
-             f"writers done in {t_write:.1f} s, all events in {t_all:.1f} s")
+             f"writers done in {t_write:.1f} s, all events in {t_all:.1f} s"
+             f" (the last logged one {rd['tail_ms']} ms after the writers)")
     chk.info(f"key events: remote expected {exp_r}, missing {miss_r}, "
              f"merged (host queue or replay) {merged}; "
              f"local expected {exp_l}; read {rd['events']} events "

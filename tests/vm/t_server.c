@@ -11,8 +11,8 @@
  * a new child pushed with its entry (the lookup count exact; not pushed
  * once the name leads to another file), a new child's own fid for
  * FAN_REPORT_TARGET_FID groups, rename cookies, DELETE_SELF/IGNORED.
- * Directories, the export's edge and the end of a burst:
- * t_server_tree; other options (replay, watch=inotify, an overflow):
+ * Directories and the export's edge: t_server_tree; the end of a burst:
+ * t_server_burst; other options (replay, watch=inotify, an overflow):
  * t_server_options.
  */
 #include <errno.h>

@@ -5,9 +5,9 @@
  * across the export's edge, directories made and removed, events in
  * directories the kernel never looked up (for a filesystem mark only),
  * FAN_RENAME into one, local changes exactly once, a fanotify mark that
- * waits for the stopped server, a held file's link count, and the end of
- * a burst of concurrent remote writers with no sentinel. Its own server,
- * started as t_server's; the root watched (IN_EVENTS) throughout.
+ * waits for the stopped server and a held file's link count (the end of
+ * a burst: t_server_burst). Its own server, started as t_server's; the
+ * root watched (IN_EVENTS) throughout.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,6 @@
 #include <sys/fanotify.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../lib/check.h"
@@ -307,86 +306,6 @@ static void test_link_count(void)
 	close(in);
 }
 
-/*
- * The end of a burst goes out by itself (issue 31): TAIL_WRITERS
- * processes at once each create and remove TAIL_FILES files, then
- * nothing changes. The watcher must read every name's CREATE and then
- * its DELETE, and nothing else, with no sentinel: a sentinel is a change
- * of its own and would carry along a notification that waits for a next
- * event. Each event may take VM_WAIT_MS after the one before.
- */
-#define TAIL_WRITERS 4
-#define TAIL_FILES 100
-
-static void tail_write(int w)
-{
-	char path[64];
-	int i, fd;
-
-	for (i = 0; i < TAIL_FILES; i++) {
-		snprintf(path, sizeof(path), B "/tail/w%d_%03d", w, i);
-		fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
-		if (fd < 0 || close(fd) || unlink(path))
-			_exit(1);
-	}
-	_exit(0);
-}
-
-/* Counts ev into state; false if it is not the next one of its name. */
-static bool tail_count(unsigned char state[][TAIL_FILES],
-		       const struct vm_event *ev)
-{
-	int w, i;
-
-	if (sscanf(ev->name, "w%d_%d", &w, &i) != 2 || w < 0 ||
-	    w >= TAIL_WRITERS || i < 0 || i >= TAIL_FILES)
-		return false;
-	if (ev->mask == IN_CREATE && state[w][i] == 0)
-		state[w][i] = 1;
-	else if (ev->mask == IN_DELETE && state[w][i] == 1)
-		state[w][i] = 2;
-	else
-		return false;
-	return true;
-}
-
-static void test_burst_tail(void)
-{
-	unsigned char state[TAIL_WRITERS][TAIL_FILES] = { { 0 } };
-	int in = inotify_init1(IN_CLOEXEC), w, n = 0, status;
-	int want = 2 * TAIL_WRITERS * TAIL_FILES;
-	bool writers_ok = true, in_order = true;
-	pid_t pid[TAIL_WRITERS];
-	struct stat st;
-	struct vm_event ev;
-
-	CHECK("burst tail: directory made remotely",
-	      !mkdir(B "/tail", 0755) && !stat(M "/tail", &st));
-	CHECK("burst tail: watch",
-	      inotify_add_watch(in, M "/tail", IN_CREATE | IN_DELETE) > 0);
-	for (w = 0; w < TAIL_WRITERS; w++) {
-		pid[w] = fork();
-		if (pid[w] == 0)
-			tail_write(w);
-	}
-	for (w = 0; w < TAIL_WRITERS; w++)
-		writers_ok &= pid[w] > 0 && waitpid(pid[w], &status, 0) ==
-			      pid[w] && WIFEXITED(status) &&
-			      !WEXITSTATUS(status);
-	CHECK("burst tail: the writers ran", writers_ok);
-	while (in_order && n < want && vm_inotify_next(in, &ev)) {
-		in_order = tail_count(state, &ev);
-		if (!in_order)
-			vm_event_print("burst tail: out of place", &ev);
-		n++;
-	}
-	if (n < want)
-		printf("# burst tail: %d of %d events\n", n, want);
-	CHECK("burst tail: every CREATE and DELETE, each name's in order, with nothing after the last change",
-	      in_order && n == want);
-	close(in);
-}
-
 int main(void)
 {
 	/* Long cache lifetimes: any staleness the events leave shows. */
@@ -410,7 +329,6 @@ int main(void)
 	test_local_once();
 	test_fanotify_filesystem_mark();
 	test_link_count();
-	test_burst_tail();
 	close(in_dir);
 	if (!vm_server_stop(server)) {
 		printf("FAIL server tree: SIGTERM: exits 0 and unmounts\n");

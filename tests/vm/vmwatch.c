@@ -44,6 +44,17 @@ static bool vm_fill(struct vm_buf *b, int fd)
 	return true;
 }
 
+void vm_watch_close(int fd)
+{
+	struct vm_buf *bufs[] = { &vm_ibuf, &vm_fbuf };
+	size_t i;
+
+	for (i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
+		if (bufs[i]->fd == fd)
+			bufs[i]->fd = -1;
+	close(fd);
+}
+
 bool vm_inotify_next(int fd, struct vm_event *ev)
 {
 	struct inotify_event ie;

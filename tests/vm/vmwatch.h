@@ -32,6 +32,11 @@ struct vm_event {
 	unsigned char dfid[128];
 };
 
+/*
+ * Closes a watcher's fd and drops what was read from it but not yet
+ * returned, which a later fd of the same number would get otherwise.
+ */
+void vm_watch_close(int fd);
 /* Next inotify event on fd within VM_WAIT_MS; false on timeout. */
 bool vm_inotify_next(int fd, struct vm_event *ev);
 
