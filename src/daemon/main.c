@@ -124,6 +124,19 @@ static void leave_stuck(struct server *s)
 	_exit(1);
 }
 
+/* The session's loop on this thread (-s), or on up to workers threads. */
+static int run_loop(struct server *s, unsigned int workers)
+{
+	int ret;
+
+	if (!s->cli.singlethread)
+		return serve_loop_run(s->se, workers, &s->pin);
+	cpu_pin_join(&s->pin);
+	ret = fuse_session_loop(s->se);
+	cpu_pin_leave(&s->pin);
+	return ret;
+}
+
 static int serve_session(struct server *s)
 {
 	struct sigaction wake = { .sa_handler = wake_handler };
@@ -147,13 +160,7 @@ static int serve_session(struct server *s)
 		s->delivery = NULL;
 		return 1;
 	}
-	if (s->cli.singlethread) {
-		cpu_pin_join(&s->pin);
-		ret = fuse_session_loop(s->se);
-		cpu_pin_leave(&s->pin);
-	} else {
-		ret = serve_loop_run(s->se, SERVE_MAX_WORKERS, &s->pin);
-	}
+	ret = run_loop(s, SERVE_MAX_WORKERS);
 	pthread_kill(s->stopper, SIGTERM);
 	pthread_join(s->stopper, NULL);
 	if (ret == SERVE_LOOP_STUCK)
@@ -362,13 +369,7 @@ static int vhost_serve_session(struct server *s, struct delivery *d)
 	if (s->cli.thread_pool > 0 &&
 	    (unsigned int)s->cli.thread_pool < workers)
 		workers = s->cli.thread_pool;
-	if (s->cli.singlethread) {
-		cpu_pin_join(&s->pin);
-		ret = fuse_session_loop(s->se);
-		cpu_pin_leave(&s->pin);
-	} else {
-		ret = serve_loop_run(s->se, workers, &s->pin);
-	}
+	ret = run_loop(s, workers);
 	pthread_kill(s->stopper, SIGTERM);
 	pthread_join(s->stopper, NULL);
 	if (ret == SERVE_LOOP_STUCK) {

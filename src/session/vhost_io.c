@@ -27,13 +27,12 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <libvhost-user.h>
 #include <standard-headers/linux/virtio_config.h>
 
+#include "util/unix_listen.h"
 #include "iov_copy.h"
 #include "rnotify_proto.h"
 #include "session_io.h"
@@ -427,34 +426,6 @@ static void *vio_device_main(void *arg)
 	return NULL;
 }
 
-static int vio_listen(const char *path)
-{
-	struct sockaddr_un un = { .sun_family = AF_UNIX };
-	mode_t old;
-	int fd, err;
-
-	if (strlen(path) >= sizeof(un.sun_path)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	strcpy(un.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	unlink(path);
-	/* Only the owner may connect, as with virtiofsd. */
-	old = umask(0077);
-	err = bind(fd, (struct sockaddr *)&un, sizeof(un));
-	umask(old);
-	if (err || listen(fd, 1)) {
-		err = errno;
-		close(fd);
-		errno = err;
-		return -1;
-	}
-	return fd;
-}
-
 struct vhost_io *vhost_io_accept(const char *socket_path, int listen_fd)
 {
 	struct vhost_io *vio = calloc(1, sizeof(*vio));
@@ -469,7 +440,7 @@ struct vhost_io *vhost_io_accept(const char *socket_path, int listen_fd)
 	if (!vio->notify)
 		goto fail;
 	if (socket_path)
-		lfd = vio_listen(socket_path);
+		lfd = unix_listen_owner_only(socket_path);
 	if (lfd < 0)
 		goto fail;
 	fuse_log(FUSE_LOG_INFO,

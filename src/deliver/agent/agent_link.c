@@ -24,13 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "protocol/agent_wire.h"
 #include "util/log_limit.h"
+#include "util/unix_listen.h"
 #include "agent_link_internal.h"
 
 #define EPOCH_MASK 0x7fff
@@ -56,35 +55,6 @@ struct agent_link {
 	size_t in_len;
 	bool skipping;			/* reader only: in an overlong line */
 };
-
-static int listen_on(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
-
-	if (strlen(path) >= sizeof(sa.sun_path)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	unlink(path);
-	/* Owner-only from the start: the channel replays as guest root. */
-	mode_t old = umask(077);
-	int ret = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
-
-	umask(old);
-	if (ret || listen(fd, 1)) {
-		int err = errno;
-
-		close(fd);
-		errno = err;
-		return -1;
-	}
-	return fd;
-}
 
 static double now_s(void)
 {
@@ -292,7 +262,7 @@ struct agent_link *agent_link_new(const char *path)
 	pthread_condattr_destroy(&ca);
 	pthread_mutex_init(&l->bad.lock, NULL);
 	l->path = strdup(path);
-	l->listen_fd = l->path ? listen_on(path) : -1;
+	l->listen_fd = l->path ? unix_listen_owner_only(path) : -1;
 	if (l->listen_fd < 0 || pipe2(l->stop, O_CLOEXEC))
 		goto fail;
 	err = reader_start(l);
