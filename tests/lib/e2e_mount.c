@@ -306,6 +306,24 @@ static bool e2e_with_agent(void)
 	return a && !strcmp(a, "1");
 }
 
+/* bin started with argv, its stdout on stderr: its pid. */
+static pid_t e2e_spawn(const char *bin, char **argv)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		e2e_die("fork failed");
+	if (pid == 0) {
+		/* Server chatter must not look like a check line. */
+		dup2(2, 1);
+		execv(bin, argv);
+		_exit(127);
+	}
+	return pid;
+}
+
 static void e2e_start_agent(void)
 {
 	const char *bin = e2e_server_bin();
@@ -313,15 +331,7 @@ static void e2e_start_agent(void)
 	char *argv[] = { (char *)bin, "--agent", channel, e2e_mntdir, NULL };
 
 	snprintf(channel, sizeof(channel), "--channel=%s", e2e_agent_sock);
-	fflush(NULL);
-	e2e_agent = fork();
-	if (e2e_agent < 0)
-		e2e_die("fork failed");
-	if (e2e_agent == 0) {
-		dup2(2, 1);
-		execv(bin, argv);
-		_exit(127);
-	}
+	e2e_agent = e2e_spawn(bin, argv);
 }
 
 static void e2e_start_server(const char *opts)
@@ -353,16 +363,7 @@ static void e2e_start_server(const char *opts)
 	argv[argc++] = e2e_back;
 	argv[argc++] = e2e_mntdir;
 	argv[argc] = NULL;
-	fflush(NULL);
-	e2e_server = fork();
-	if (e2e_server < 0)
-		e2e_die("fork failed");
-	if (e2e_server == 0) {
-		/* Server chatter must not look like a check line. */
-		dup2(2, 1);
-		execv(bin, argv);
-		_exit(127);
-	}
+	e2e_server = e2e_spawn(bin, argv);
 }
 
 static void e2e_wait_mounted(void)
