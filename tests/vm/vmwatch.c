@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rnotify_proto.h"
 #include "vmwatch.h"
 
 struct vm_buf {
@@ -90,6 +91,7 @@ static const struct vm_mask_name vm_fanotify_names[] = {
 	{ FAN_MOVE_SELF, "FAN_MOVE_SELF" }, { FAN_OPEN_EXEC, "FAN_OPEN_EXEC" },
 	{ FAN_Q_OVERFLOW, "FAN_Q_OVERFLOW" }, { FAN_FS_ERROR, "FAN_FS_ERROR" },
 	{ FAN_RENAME, "FAN_RENAME" }, { FAN_ONDIR, "FAN_ONDIR" },
+	{ FAN_REMOTE, "FAN_REMOTE" },
 	{ 0, NULL }
 };
 
