@@ -24,6 +24,7 @@
 #include "util/cpu_pin.h"
 #include "deliver/delivery.h"
 #include "util/log_out.h"
+#include "util/remote_events.h"
 #include "mount_gone.h"
 #include "fs/fs.h"
 #include "session/session_io.h"
@@ -195,10 +196,23 @@ static bool connection_ended(struct fuse_session *se)
 	return false;
 }
 
+/*
+ * A kernel with the series gives the protocol's events to inotify and
+ * dnotify watchers only if the administrator said so (the sysctl; libfuse
+ * cannot pass the mount option): auto takes the protocol then, or when
+ * replay, whose events reach every watcher, cannot run (not root).
+ */
 static bool wants_protocol(const struct cli *cli)
 {
-	return cli->delivery == DELIVERY_AUTO ||
-	       cli->delivery == DELIVERY_PROTOCOL;
+	if (cli->delivery == DELIVERY_PROTOCOL) {
+		if (remote_events_for_inotify() == 0)
+			fuse_log(FUSE_LOG_WARNING,
+				 "rnotifyfs: inotify and dnotify watchers of the mount get no remote events: %s is 0 (fanotify marks need FAN_MARK_REMOTE)\n",
+				 REMOTE_EVENTS_SYSCTL);
+		return true;
+	}
+	return cli->delivery == DELIVERY_AUTO &&
+	       (geteuid() != 0 || remote_events_for_inotify() != 0);
 }
 
 static int mount_and_serve(struct server *s)
