@@ -139,14 +139,20 @@ static void test_mark_flags(void)
 {
 	int fan = fan_group();
 
+	/* Valid without FAN_MARK_REMOTE: a mount mark for a path event */
 	CHECK("remote: FAN_MARK_REMOTE on a mount mark is EINVAL",
 	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_MOUNT |
-			    FAN_MARK_REMOTE, FAN_CREATE, AT_FDCWD, MNT) < 0 &&
+			    FAN_MARK_REMOTE, FAN_MODIFY, AT_FDCWD, MNT) < 0 &&
 	      errno == EINVAL);
 	CHECK("remote: FAN_MARK_REMOTE with an ignore mask is EINVAL",
-	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_IGNORE |
+	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV |
 			    FAN_MARK_REMOTE, FAN_CREATE, AT_FDCWD, MNT) < 0 &&
 	      errno == EINVAL);
+	CHECK("remote: the same marks without it are valid",
+	      !fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_MODIFY,
+			     AT_FDCWD, MNT) &&
+	      !fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV,
+			     FAN_CREATE, AT_FDCWD, MNT));
 	CHECK("remote: FAN_MARK_REMOTE with FAN_MARK_REMOVE is EINVAL",
 	      fanotify_mark(fan, FAN_MARK_REMOVE | FAN_MARK_REMOTE,
 			    FAN_CREATE, AT_FDCWD, MNT) < 0 && errno == EINVAL);
