@@ -39,7 +39,8 @@ int main(void)
 	CHECK("fsid: fanotify_init", fd >= 0);
 	CHECK("fsid: FAN_MARK_FILESYSTEM accepted",
 	      fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM |
-			    FAN_MARK_REMOTE, FAN_CREATE | FAN_DELETE | FAN_ONDIR,
+			    FAN_MARK_REMOTE,
+			    FAN_CREATE | FAN_DELETE | FAN_ONDIR,
 			    AT_FDCWD, MNT) == 0);
 	CHECK("fsid: local mkdir", mkdir(MNT "/sub", 0755) == 0);
 	CHECK("fsid: FAN_CREATE|FAN_ONDIR sub",

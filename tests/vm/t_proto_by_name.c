@@ -109,8 +109,8 @@ static void test_fanotify(int mark_flags, uint64_t events, const char *what)
 	char s[32];
 
 	CHECK_IN(v, "fanotify: remote create", id != 0);
-	CHECK_IN(v, "fanotify: FAN_ATTRIB mark", fan >= 0 && fanotify_mark(fan,
-	      FAN_MARK_ADD | FAN_MARK_REMOTE | mark_flags, events, AT_FDCWD, MNT) == 0);
+	CHECK_IN(v, "fanotify: FAN_ATTRIB mark", fan >= 0 &&
+		 vm_fanotify_remote_mark(fan, mark_flags, events, MNT) == 0);
 	CHECK_IN(v, "fanotify: MODIFY by name, not wanted by the mark",
 	      vmfs_send_event(1, 0, FUSE_FSNOTIFY_MODIFY, 0, what) == 0);
 	CHECK_IN(v, "fanotify: inotify IN_MODIFY", vm_inotify_expect(in_root,

@@ -162,8 +162,8 @@ int main(void)
 	CHECK("events: inotify watch on the root",
 	      inotify_add_watch(in_dir, MNT, IN_EVENTS) >= 0);
 	CHECK("events: fanotify inode mark on the root",
-	      fanotify_mark(fan_inode, FAN_MARK_ADD | FAN_MARK_REMOTE, FAN_EVENTS |
-			    FAN_EVENT_ON_CHILD, AT_FDCWD, MNT) == 0);
+	      vm_fanotify_remote_mark(fan_inode, 0, FAN_EVENTS |
+				      FAN_EVENT_ON_CHILD, MNT) == 0);
 	CHECK("events: fanotify filesystem mark",
 	      fanotify_mark(fan_fs, FAN_MARK_ADD | FAN_MARK_FILESYSTEM |
 			    FAN_MARK_REMOTE,

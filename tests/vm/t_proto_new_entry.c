@@ -76,7 +76,7 @@ static void test_by_name(void)
 
 	CHECK("by name: remote create n1", remote_child("n1", S_IFREG | 0644));
 	CHECK("by name: DFID_NAME,FID group marks the root", fan >= 0 &&
-	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_REMOTE, DIRENT, AT_FDCWD, MNT) == 0);
+	      vm_fanotify_remote_mark(fan, 0, DIRENT, MNT) == 0);
 	CHECK("by name: CREATE n1 accepted", vmfs_send_event(1, 0,
 	      FUSE_FSNOTIFY_CREATE, 0, "n1") == 0);
 	CHECK("by name: IN_CREATE n1", vm_inotify_expect(in_root, IN_CREATE,
@@ -136,8 +136,7 @@ static void test_target(int mark_flags, const char *what)
 	snprintf(path, sizeof(path), MNT "/%s", what);
 	CHECK_IN(v, "target: remote create", id != 0);
 	CHECK_IN(v, "target: TARGET_FID group marks", fan >= 0 &&
-	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_REMOTE | mark_flags, DIRENT, AT_FDCWD,
-			    MNT) == 0);
+	      vm_fanotify_remote_mark(fan, mark_flags, DIRENT, MNT) == 0);
 	CHECK_IN(v, "target: CREATE by name is ENODATA", vmfs_send_event(1, 0,
 	      FUSE_FSNOTIFY_CREATE, 0, what) == -ENODATA);
 	CHECK_IN(v, "target: nothing delivered", nothing_before());
@@ -149,7 +148,8 @@ static void test_target(int mark_flags, const char *what)
 	CHECK_IN(v, "target: inotify IN_CREATE|IN_ISDIR",
 	      vm_inotify_expect(in_root, IN_CREATE | IN_ISDIR, dname, NULL));
 	CHECK_IN(v, "target: FAN_CREATE|FAN_ONDIR without a child record",
-	      child_fid_is(fan, FAN_REMOTE | FAN_CREATE | FAN_ONDIR, dname, NULL));
+	      child_fid_is(fan, FAN_REMOTE | FAN_CREATE | FAN_ONDIR, dname,
+			   NULL));
 	CHECK_IN(v, "target: CREATE pushed", vmfs_send_push(1, 0,
 	      FUSE_FSNOTIFY_CREATE, what) == 0);
 	CHECK_IN(v, "target: inotify IN_CREATE", vm_inotify_expect(in_root,
@@ -179,7 +179,7 @@ static void test_no_child(void)
 	int len;
 
 	CHECK("no child: TARGET_FID group marks the root", fan >= 0 &&
-	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_REMOTE, DIRENT, AT_FDCWD, MNT) == 0);
+	      vm_fanotify_remote_mark(fan, 0, DIRENT, MNT) == 0);
 	CHECK("no child: MOVED_TO g1 by name is ENODATA", (len = by_name_frame(
 	      buf, FUSE_FSNOTIFY_MOVED_TO, 3, 0, "g1")) > 0 &&
 	      vmfs_write_frame(buf, len) == -ENODATA);

@@ -117,11 +117,11 @@ int main(void)
 	CHECK("push: inotify watch on the root", inotify_add_watch(in_dir, MNT,
 	      IN_CREATE | IN_MODIFY | IN_ATTRIB) >= 0);
 	CHECK("push: fanotify FID filesystem mark", fanotify_mark(fan_fs,
-	      FAN_MARK_ADD | FAN_MARK_FILESYSTEM | FAN_MARK_REMOTE, FAN_CREATE | FAN_MODIFY,
-	      AT_FDCWD, MNT) == 0);
-	CHECK("push: fanotify FID directory mark", fanotify_mark(fan_dir,
-	      FAN_MARK_ADD | FAN_MARK_REMOTE, FAN_MODIFY | FAN_EVENT_ON_CHILD, AT_FDCWD,
-	      MNT) == 0);
+	      FAN_MARK_ADD | FAN_MARK_FILESYSTEM | FAN_MARK_REMOTE,
+	      FAN_CREATE | FAN_MODIFY, AT_FDCWD, MNT) == 0);
+	CHECK("push: fanotify FID directory mark",
+	      vm_fanotify_remote_mark(fan_dir, 0, FAN_MODIFY |
+				      FAN_EVENT_ON_CHILD, MNT) == 0);
 	CHECK("push: protocol on", vmfs_fsnotify_on());
 	test_create_modify(&p1);
 	test_known_child(p1);

@@ -56,9 +56,8 @@ static int rename_group(unsigned int flags, const char *path,
 	uint64_t mask = 0;
 	int fd = fanotify_init(FAN_TARGET, O_RDONLY);
 
-	if (fd < 0 || fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_REMOTE | flags,
-				    FAN_RENAME | FAN_ONDIR | extra, AT_FDCWD,
-				    path) ||
+	if (fd < 0 || vm_fanotify_remote_mark(fd, flags, FAN_RENAME |
+					      FAN_ONDIR | extra, path) ||
 	    !vmfs_wait_mask(node, scope, FUSE_FSNOTIFY_RENAME | extra, 0,
 			    VM_WAIT_MS, &mask))
 		return -1;

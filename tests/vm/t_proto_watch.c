@@ -51,8 +51,7 @@ static void test_inotify_and_fanotify(void)
 	      WAIT(f, FUSE_FSNOTIFY_INODE, FUSE_FSNOTIFY_MODIFY |
 		   FUSE_FSNOTIFY_ATTRIB, FUSE_FSNOTIFY_CLOSE_WRITE));
 	CHECK("watch: fanotify inode mark on f",
-	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_REMOTE,
-			    FAN_CLOSE_WRITE, AT_FDCWD, MNT "/f") == 0);
+	      vm_fanotify_remote_mark(fan, 0, FAN_CLOSE_WRITE, MNT "/f") == 0);
 	CHECK("watch: combined inotify|fanotify mask",
 	      WAIT(f, FUSE_FSNOTIFY_INODE, FUSE_FSNOTIFY_MODIFY |
 		   FUSE_FSNOTIFY_ATTRIB | FUSE_FSNOTIFY_CLOSE_WRITE, 0));

@@ -126,9 +126,9 @@ static void test_fan_rename(void)
 	int fd;
 
 	CHECK("FAN_RENAME: filesystem mark", fan >= 0 &&
-	      !fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_REMOTE | FAN_MARK_FILESYSTEM,
-			     FAN_RENAME | FAN_MOVED_FROM | FAN_MOVED_TO |
-			     FAN_ONDIR, AT_FDCWD, M));
+	      !vm_fanotify_remote_mark(fan, FAN_MARK_FILESYSTEM, FAN_RENAME |
+				       FAN_MOVED_FROM | FAN_MOVED_TO |
+				       FAN_ONDIR, M));
 	CHECK("FAN_RENAME: remote mkdir rnd", mkdir(B "/rnd", 0755) == 0);
 	CHECK("FAN_RENAME: CREATE,ISDIR rnd", vm_inotify_expect(in_dir,
 	      IN_CREATE | IN_ISDIR, "rnd", NULL));
@@ -231,8 +231,8 @@ static void test_push(void)
 	struct stat sb, sm;
 
 	CHECK("push: fanotify FID filesystem mark on the mount", fan >= 0 &&
-	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_REMOTE | FAN_MARK_FILESYSTEM,
-			    FAN_CREATE | FAN_MODIFY, AT_FDCWD, M) == 0);
+	      vm_fanotify_remote_mark(fan, FAN_MARK_FILESYSTEM, FAN_CREATE |
+				      FAN_MODIFY, M) == 0);
 	CHECK("push: remote create + write", vm_put(B "/pf", "pushed", 0));
 	CHECK("push: CREATE pf", vm_inotify_expect(in_dir, IN_CREATE, "pf",
 	      NULL));
@@ -301,9 +301,9 @@ static void test_push_taken_over(bool fanotify)
 				    FAN_REPORT_FID, O_RDONLY);
 		CHECK_IN(v, "taken over: filesystem mark for MODIFY and "
 			 "CLOSE_WRITE", fan >= 0 &&
-			 !fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_REMOTE | FAN_MARK_FILESYSTEM,
-					FAN_MODIFY | FAN_CLOSE_WRITE, AT_FDCWD,
-					M));
+			 !vm_fanotify_remote_mark(fan, FAN_MARK_FILESYSTEM,
+						  FAN_MODIFY | FAN_CLOSE_WRITE,
+						  M));
 	}
 	CHECK_IN(v, "taken over: server stopped", vm_server_pause(server));
 	CHECK_IN(v, "taken over: remote write of tk",
@@ -368,8 +368,8 @@ static void test_target_fid(void)
 	struct vm_event ev;
 
 	CHECK("target fid: TARGET_FID group marks the root", fan >= 0 &&
-	      !fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_REMOTE, FAN_CREATE | FAN_MOVED_FROM |
-			     FAN_MOVED_TO, AT_FDCWD, M));
+	      !vm_fanotify_remote_mark(fan, 0, FAN_CREATE | FAN_MOVED_FROM |
+				       FAN_MOVED_TO, M));
 	CHECK("target fid: remote create tf", vm_put(B "/tf", "", 0));
 	CHECK("target fid: CREATE tf", vm_inotify_expect(in_dir, IN_CREATE,
 	      "tf", NULL));

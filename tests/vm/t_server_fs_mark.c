@@ -122,11 +122,10 @@ static void test_asked(void)
 	      vm_inotify_expect(in, IN_CREATE | IN_ISDIR, "tc", NULL));
 	close(in);
 	CHECK("asked: FAN_MODIFY on tm's children", mod >= 0 &&
-	      !fanotify_mark(mod, FAN_MARK_ADD | FAN_MARK_REMOTE, FAN_MODIFY |
-			     FAN_EVENT_ON_CHILD, AT_FDCWD, M "/tm"));
+	      !vm_fanotify_remote_mark(mod, 0, FAN_MODIFY | FAN_EVENT_ON_CHILD,
+				       M "/tm"));
 	CHECK("asked: TARGET_FID FAN_CREATE on tc", tgt >= 0 &&
-	      !fanotify_mark(tgt, FAN_MARK_ADD | FAN_MARK_REMOTE, FAN_CREATE, AT_FDCWD,
-			     M "/tc"));
+	      !vm_fanotify_remote_mark(tgt, 0, FAN_CREATE, M "/tc"));
 	CHECK("asked: three files written in tm", three_files(B "/tm"));
 	CHECK("asked: FAN_MODIFY of each with its own fid",
 	      three_fids(mod, FAN_REMOTE | FAN_MODIFY, M "/tm"));
@@ -149,8 +148,8 @@ int main(void)
 		return check_exit();
 	fan = fanotify_init(FAN_FID_NAME, O_RDONLY);
 	CHECK("fs mark: fanotify filesystem mark for FAN_MODIFY", fan >= 0 &&
-	      !fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_REMOTE | FAN_MARK_FILESYSTEM,
-			     FAN_MODIFY, AT_FDCWD, M));
+	      !vm_fanotify_remote_mark(fan, FAN_MARK_FILESYSTEM, FAN_MODIFY,
+				       M));
 	in = inotify_init1(IN_CLOEXEC);
 	CHECK("fs mark: inotify watch on the root for IN_ATTRIB",
 	      inotify_add_watch(in, M, IN_ATTRIB) >= 0);

@@ -155,9 +155,9 @@ static void test_unheld_dirs(void)
 
 	unheld_dirs_unmarked();
 	CHECK("unheld dirs: fanotify filesystem mark", fan >= 0 &&
-	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_REMOTE | FAN_MARK_FILESYSTEM,
-			    FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM |
-			    FAN_MOVED_TO | FAN_ONDIR, AT_FDCWD, M) == 0);
+	      vm_fanotify_remote_mark(fan, FAN_MARK_FILESYSTEM, FAN_CREATE |
+				      FAN_DELETE | FAN_MOVED_FROM |
+				      FAN_MOVED_TO | FAN_ONDIR, M) == 0);
 	CHECK("unheld dirs: remote mkdir h1, h1/h2, h1/h2/f",
 	      !mkdir(B "/h1", 0755) && !mkdir(B "/h1/h2", 0755) &&
 	      vm_put(B "/h1/h2/f", "", 0));
@@ -201,8 +201,7 @@ static void test_rename_to_unheld(void)
 	CHECK("rename to unheld: CREATE,ISDIR rb", vm_inotify_expect(in_dir,
 	      IN_CREATE | IN_ISDIR, "rb", NULL));
 	CHECK("rename to unheld: FAN_RENAME mark on ra alone", fan >= 0 &&
-	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_REMOTE, FAN_RENAME, AT_FDCWD,
-			    M "/ra") == 0);
+	      vm_fanotify_remote_mark(fan, 0, FAN_RENAME, M "/ra") == 0);
 	CHECK("rename to unheld: remote rename ra/x to rb/y",
 	      rename(B "/ra/x", B "/rb/y") == 0);
 	CHECK("rename to unheld: FAN_RENAME from x, with y's fid",
@@ -227,8 +226,8 @@ static void test_local_once(void)
 
 static int add_close_write_mark(int fd)
 {
-	return fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_REMOTE | FAN_MARK_FILESYSTEM,
-			     FAN_CLOSE_WRITE, AT_FDCWD, M);
+	return vm_fanotify_remote_mark(fd, FAN_MARK_FILESYSTEM,
+				       FAN_CLOSE_WRITE, M);
 }
 
 /*
@@ -254,9 +253,8 @@ static void test_fanotify_filesystem_mark(void)
 
 	test_fanotify_mark_waits();
 	CHECK("fanotify: filesystem mark on the mount", fan >= 0 &&
-	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_REMOTE | FAN_MARK_FILESYSTEM,
-			    FAN_CREATE | FAN_DELETE | FAN_ONDIR, AT_FDCWD,
-			    M) == 0);
+	      vm_fanotify_remote_mark(fan, FAN_MARK_FILESYSTEM, FAN_CREATE |
+				      FAN_DELETE | FAN_ONDIR, M) == 0);
 	CHECK("fanotify: remote create", vm_put(B "/fz", "", 0));
 	CHECK("fanotify: FAN_CREATE fz", vm_fanotify_expect(fan, FAN_REMOTE | FAN_CREATE,
 	      "fz"));

@@ -250,6 +250,13 @@ static bool vm_fanotify_got(int fd, struct vm_event *ev, uint64_t mask,
 	return false;
 }
 
+int vm_fanotify_remote_mark(int fd, unsigned int flags, uint64_t mask,
+			    const char *path)
+{
+	return fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_REMOTE | flags, mask,
+			     AT_FDCWD, path);
+}
+
 bool vm_fanotify_expect(int fd, uint64_t mask, const char *name)
 {
 	struct vm_event ev;
