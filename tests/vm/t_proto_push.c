@@ -56,9 +56,11 @@ static void test_create_modify(uint64_t *p1)
 	CHECK("push: fanotify fs mark FAN_CREATE p1",
 	      vm_fanotify_expect(fan_fs, FAN_CREATE | FAN_REMOTE, "p1"));
 	CHECK("push: fanotify fs mark FAN_MODIFY with p1's own fid",
-	      vm_fanotify_expect_fid(fan_fs, FAN_MODIFY | FAN_REMOTE, "p1", MNT "/p1"));
+	      vm_fanotify_expect_fid(fan_fs, FAN_MODIFY | FAN_REMOTE, "p1",
+				     MNT "/p1"));
 	CHECK("push: fanotify dir mark FAN_MODIFY with p1's own fid",
-	      vm_fanotify_expect_fid(fan_dir, FAN_MODIFY | FAN_REMOTE, "p1", MNT "/p1"));
+	      vm_fanotify_expect_fid(fan_dir, FAN_MODIFY | FAN_REMOTE, "p1",
+				     MNT "/p1"));
 	/* Unannounced: only the pushed attributes can say 11 now. */
 	CHECK("push: remote resize, not notified", vmfs_remote_resize(*p1, 99)
 	      == 0);

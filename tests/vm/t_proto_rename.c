@@ -115,11 +115,11 @@ static void test_dnotify(void)
 	      rb_gen, "h"));
 	CHECK("dnotify: signal for rb", vm_dnotify_signal(fd));
 	CHECK("dnotify: filesystem mark: g -> h",
-	      vm_fanotify_expect_rename(fan_fs, FAN_RENAME | FAN_REMOTE, "g", "h",
-					MNT "/rb/h"));
+	      vm_fanotify_expect_rename(fan_fs, FAN_RENAME | FAN_REMOTE, "g",
+					"h", MNT "/rb/h"));
 	CHECK("dnotify: new directory's mark: h",
-	      vm_fanotify_expect_rename(fan_b, FAN_RENAME | FAN_REMOTE, "g", "h",
-					MNT "/rb/h"));
+	      vm_fanotify_expect_rename(fan_b, FAN_RENAME | FAN_REMOTE, "g",
+					"h", MNT "/rb/h"));
 	close(fd);
 }
 
@@ -302,9 +302,11 @@ static void test_in_order(void)
 	      vm_fanotify_expect_rename(fan, FAN_RENAME | FAN_REMOTE, "o", "p",
 					MNT "/rb/p"));
 	CHECK("order: then MOVED_FROM o, the file's fid",
-	      vm_fanotify_expect_fid(fan, FAN_MOVED_FROM | FAN_REMOTE, "o", MNT "/rb/p"));
+	      vm_fanotify_expect_fid(fan, FAN_MOVED_FROM | FAN_REMOTE, "o",
+				     MNT "/rb/p"));
 	CHECK("order: then MOVED_TO p, the file's fid",
-	      vm_fanotify_expect_fid(fan, FAN_MOVED_TO | FAN_REMOTE, "p", MNT "/rb/p"));
+	      vm_fanotify_expect_fid(fan, FAN_MOVED_TO | FAN_REMOTE, "p",
+				     MNT "/rb/p"));
 	CHECK("order: inotify MOVED_FROM o",
 	      vm_inotify_expect(in, IN_MOVED_FROM, "o", &from));
 	CHECK("order: inotify MOVED_TO p, the same cookie",

@@ -140,12 +140,14 @@ static void test_fan_rename(void)
 	CHECK("FAN_RENAME: remote rename to rnd/r2",
 	      rename(B "/rnd/r1", B "/rnd/r2") == 0);
 	CHECK("FAN_RENAME: r1 -> r2 with r2's own fid",
-	      vm_fanotify_expect_rename(fan, FAN_REMOTE | FAN_RENAME, "r1", "r2",
-					M "/rnd/r2"));
+	      vm_fanotify_expect_rename(fan, FAN_REMOTE | FAN_RENAME, "r1",
+					"r2", M "/rnd/r2"));
 	CHECK("FAN_RENAME: then MOVED_FROM r1, r2's own fid",
-	      vm_fanotify_expect_fid(fan, FAN_REMOTE | FAN_MOVED_FROM, "r1", M "/rnd/r2"));
+	      vm_fanotify_expect_fid(fan, FAN_REMOTE | FAN_MOVED_FROM, "r1",
+				     M "/rnd/r2"));
 	CHECK("FAN_RENAME: then MOVED_TO r2, r2's own fid",
-	      vm_fanotify_expect_fid(fan, FAN_REMOTE | FAN_MOVED_TO, "r2", M "/rnd/r2"));
+	      vm_fanotify_expect_fid(fan, FAN_REMOTE | FAN_MOVED_TO, "r2",
+				     M "/rnd/r2"));
 	CHECK("FAN_RENAME: dnotify signal for rnd", vm_dnotify_signal(fd));
 	close(fd);
 	close(fan);
@@ -243,7 +245,8 @@ static void test_push(void)
 	CHECK("push: fanotify FAN_CREATE pf", vm_fanotify_expect(fan,
 	      FAN_REMOTE | FAN_CREATE, "pf"));
 	CHECK("push: fanotify FAN_MODIFY with pf's own fid",
-	      vm_fanotify_expect_fid(fan, FAN_REMOTE | FAN_MODIFY, "pf", M "/pf"));
+	      vm_fanotify_expect_fid(fan, FAN_REMOTE | FAN_MODIFY, "pf",
+				     M "/pf"));
 	CHECK("push: stat through the mount matches the backing file",
 	      !stat(B "/pf", &sb) && !stat(M "/pf", &sm) &&
 	      sm.st_size == 6 && sm.st_ino == sb.st_ino &&
@@ -333,16 +336,17 @@ static void test_push_taken_over(bool fanotify)
 	if (fanotify)
 		CHECK_IN(v, "taken over: the group's first event is tks's "
 			 "FAN_MODIFY, with tks's fid",
-			 vm_fanotify_expect_fid(fan, FAN_REMOTE | FAN_MODIFY, "tks",
-						M "/tks"));
+			 vm_fanotify_expect_fid(fan, FAN_REMOTE | FAN_MODIFY,
+						"tks", M "/tks"));
 	CHECK_IN(v, "taken over: tks closed",
 		 sentinel >= 0 && !close(sentinel));
 	CHECK_IN(v, "taken over: CLOSE_WRITE tks next",
 		 vm_inotify_expect(in_dir, IN_CLOSE_WRITE, "tks", NULL));
 	if (fanotify) {
 		CHECK_IN(v, "taken over: then the group's FAN_CLOSE_WRITE tks",
-			 vm_fanotify_expect_fid(fan, FAN_REMOTE | FAN_CLOSE_WRITE, "tks",
-						M "/tks"));
+			 vm_fanotify_expect_fid(fan,
+						FAN_REMOTE | FAN_CLOSE_WRITE,
+						"tks", M "/tks"));
 		close(fan);
 	}
 	CHECK_IN(v, "taken over: remote unlink of tk and tks",
@@ -376,7 +380,8 @@ static void test_target_fid(void)
 	CHECK("target fid: CLOSE_WRITE tf", vm_inotify_expect(in_dir,
 	      IN_CLOSE_WRITE, "tf", NULL));
 	CHECK("target fid: FAN_CREATE with tf's own fid",
-	      vm_fanotify_expect_fid(fan, FAN_REMOTE | FAN_CREATE, "tf", M "/tf"));
+	      vm_fanotify_expect_fid(fan, FAN_REMOTE | FAN_CREATE, "tf",
+				     M "/tf"));
 	CHECK("target fid: server stopped", vm_server_pause(server));
 	CHECK("target fid: remote tg made, then renamed to th",
 	      vm_put(B "/tg", "", 0) && !rename(B "/tg", B "/th"));
@@ -395,7 +400,8 @@ static void test_target_fid(void)
 	      ev.mask == (FAN_CREATE | FAN_MOVED_FROM | FAN_REMOTE) &&
 	      !strcmp(ev.name, "tg") && !ev.fid_len);
 	CHECK("target fid: FAN_MOVED_TO with th's own fid",
-	      vm_fanotify_expect_fid(fan, FAN_REMOTE | FAN_MOVED_TO, "th", M "/th"));
+	      vm_fanotify_expect_fid(fan, FAN_REMOTE | FAN_MOVED_TO, "th",
+				     M "/th"));
 	close(fan);
 	CHECK("target fid: the server holds the pushed tf and th",
 	      vm_server_holds(server, B "/tf") &&

@@ -64,7 +64,8 @@ static void test_events(int fan, int in)
 {
 	CHECK("fs mark: remote write of w", vm_put(B "/w", "x", O_TRUNC));
 	CHECK("fs mark: FAN_MODIFY w with w's own fid",
-	      vm_fanotify_expect_fid(fan, FAN_REMOTE | FAN_MODIFY, "w", M "/w"));
+	      vm_fanotify_expect_fid(fan, FAN_REMOTE | FAN_MODIFY, "w",
+				     M "/w"));
 	CHECK("fs mark: remote mknod of u",
 	      mknod(B "/u", S_IFREG | 0644, 0) == 0);
 	CHECK("fs mark: remote chmod of u", chmod(B "/u", 0600) == 0);

@@ -61,7 +61,8 @@ static void test_with_entry(void)
 	CHECK("with entry: drop_caches", vm_drop_caches());
 	CHECK("with entry: remote write of e/f", vm_put(B "/e/f", "x", 0));
 	CHECK("with entry: FAN_MODIFY f with its own fid",
-	      vm_fanotify_expect_child(fan, FAN_REMOTE | FAN_MODIFY, "f", M "/e"));
+	      vm_fanotify_expect_child(fan, FAN_REMOTE | FAN_MODIFY, "f",
+				       M "/e"));
 	close(fan);
 }
 
@@ -78,7 +79,8 @@ static void test_new_entry(void)
 	CHECK("new entry: remote mknod of t/g",
 	      !mknod(B "/t/g", S_IFREG | 0644, 0));
 	CHECK("new entry: FAN_CREATE g with its own fid",
-	      vm_fanotify_expect_child(fan, FAN_REMOTE | FAN_CREATE, "g", M "/t"));
+	      vm_fanotify_expect_child(fan, FAN_REMOTE | FAN_CREATE, "g",
+				       M "/t"));
 	close(fan);
 }
 
