@@ -12,21 +12,17 @@
  * fanotify inode and filesystem marks, and the caches dropped before the
  * event (vfs_events_marks.c); the mount has -o remote_events, or inotify
  * would get none of them (patch 23). virtiofsd, the reference, sends
- * none: a local sentinel's event comes first. LABEL rnotifyfs_noopt: the
- * rnotifyfs export mounted without remote_events, sysctl 0: its inotify
- * watch gets no remote event (test_opt_out()).
+ * none: a local sentinel's event comes first.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/fanotify.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "../vm/vmwatch.h"
-#include "rnotify_proto.h"
 #include "guest_cmd.h"
 #include "vfs_events.h"
 
@@ -170,36 +166,6 @@ static void test_reference(int root)
 	       vm_inotify_expect(root, IN_CREATE | IN_ISDIR, "zz", NULL));
 }
 
-/*
- * No remote_events on the mount and the sysctl at 0: inotify takes no
- * remote event. A FAN_MARK_REMOTE mark on the same directory gets the
- * remote mkdir, so the guest's kernel has had it: then a local
- * sentinel's event must be the first the inotify watch reads (the
- * harness's own remote changes, made before, would come first too).
- */
-static void test_opt_out(int root)
-{
-	char buf[8];
-	int fan = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME,
-				O_RDONLY);
-
-	VCHECK("noopt_sysctl_0",
-	       !strcmp(slurp("/proc/sys/fs/inotify/remote_events", buf,
-			     sizeof(buf)), "0\n"));
-	VCHECK("noopt_fan_remote_mark", fan >= 0 &&
-	       !vm_fanotify_remote_mark(fan, 0, FAN_CREATE | FAN_ONDIR, mnt));
-	VCHECK("noopt_fan_gets_remote", host_cmd("mkdir %s noopt", tag) == 0 &&
-	       vm_fanotify_expect_dir(fan, FAN_CREATE | FAN_ONDIR | FAN_REMOTE,
-				      "noopt", mnt));
-	VCHECK("noopt_no_remote_inotify_event",
-	       mkdir(at("noopt_zz"), 0755) == 0 &&
-	       vm_inotify_expect(root, IN_CREATE | IN_ISDIR, "noopt_zz",
-				 NULL));
-	close(fan);
-	VCHECK("noopt_cleanup", host_cmd("rmdir %s noopt", tag) == 0 &&
-	       rmdir(at("noopt_zz")) == 0);
-}
-
 int main(int argc, char **argv)
 {
 	int root;
@@ -214,12 +180,9 @@ int main(int argc, char **argv)
 	root = inotify_init1(IN_CLOEXEC);
 	VCHECK("root_watch", root >= 0 &&
 	       inotify_add_watch(root, mnt, IN_EVENTS) >= 0);
-	test_host_cmd(root, strcmp(label, "virtiofsd") &&
-		      strcmp(label, "rnotifyfs_noopt"));
+	test_host_cmd(root, strcmp(label, "virtiofsd"));
 	if (!strcmp(label, "virtiofsd")) {
 		test_reference(root);
-	} else if (!strcmp(label, "rnotifyfs_noopt")) {
-		test_opt_out(root);
 	} else {
 		test_inotify(root);
 		test_marks(root);

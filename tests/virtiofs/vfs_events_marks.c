@@ -6,11 +6,13 @@
  * filesystem mark a remote write with the file's own handle (the server
  * sends the child's entry for it: the mark's mask reached the server).
  * Both marks take remote events with FAN_MARK_REMOTE (patch 22), and
- * every remote event carries FAN_REMOTE.
+ * every remote event carries FAN_REMOTE; a mark without it gets none,
+ * though the mount has remote_events (that is inotify's and dnotify's).
  */
 #include <fcntl.h>
 #include <sys/fanotify.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../vm/vmwatch.h"
@@ -59,8 +61,44 @@ static void test_filesystem_mark(void)
 	       host_cmd("rmdir %s ev/gd", tag) == 0);
 }
 
+/*
+ * Two inode marks on ev, one without FAN_MARK_REMOTE: the remote mkdir
+ * reaches the other, so the guest's kernel has had it; then a local
+ * mkdir is the first event of the mark without it, and comes to both
+ * without FAN_REMOTE.
+ */
+static void test_mark_not_remote(void)
+{
+	int plain = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME,
+				  O_RDONLY);
+	int remote = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME,
+				   O_RDONLY);
+
+	VCHECK("fan_plain_marks", plain >= 0 && remote >= 0 &&
+	       !fanotify_mark(plain, FAN_MARK_ADD, FAN_CREATE | FAN_ONDIR,
+			      AT_FDCWD, at("ev")) &&
+	       !vm_fanotify_remote_mark(remote, 0, FAN_CREATE | FAN_ONDIR,
+					at("ev")));
+	VCHECK("fan_plain_remote_to_other", host_cmd("mkdir %s ev/nr",
+						      tag) == 0 &&
+	       vm_fanotify_expect_dir(remote,
+				      FAN_CREATE | FAN_ONDIR | FAN_REMOTE,
+				      "nr", at("ev")));
+	VCHECK("fan_plain_no_remote_event", mkdir(at("ev/nl"), 0755) == 0 &&
+	       vm_fanotify_expect_dir(plain, FAN_CREATE | FAN_ONDIR, "nl",
+				      at("ev")));
+	VCHECK("fan_plain_local_unmarked",
+	       vm_fanotify_expect_dir(remote, FAN_CREATE | FAN_ONDIR, "nl",
+				      at("ev")));
+	close(plain);
+	close(remote);
+	VCHECK("fan_plain_cleanup", host_cmd("rmdir %s ev/nr", tag) == 0 &&
+	       rmdir(at("ev/nl")) == 0);
+}
+
 void test_marks(int root)
 {
 	test_inode_mark();
 	test_filesystem_mark();
+	test_mark_not_remote();
 }
