@@ -269,4 +269,12 @@ struct fuse_fsnotify_rename_out {
 	uint32_t	padding;
 };
 
+/*
+ * fanotify (the series' uapi/linux/fanotify.h): a mark added with
+ * FAN_MARK_REMOTE takes the remote events the filesystem reports, and
+ * reports them with FAN_REMOTE in their mask; local events never carry it.
+ */
+#define FAN_MARK_REMOTE			0x40000000
+#define FAN_REMOTE			0x00800000
+
 #endif /* RNOTIFY_PROTO_H */

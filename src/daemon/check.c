@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "session/init_probe.h"
+#include "util/remote_events.h"
 #include "watch/watch.h"
 
 static bool check_fuse_device(void)
@@ -57,6 +58,25 @@ static bool check_watcher(const struct cli *cli)
 	return ok;
 }
 
+/*
+ * Remote events reach fanotify marks added with FAN_MARK_REMOTE, and
+ * inotify and dnotify watchers only with the administrator's consent.
+ */
+static void check_remote_events(void)
+{
+	int on = remote_events_for_inotify();
+
+	if (on < 0)
+		printf("remote events:    %s: %s\n", REMOTE_EVENTS_SYSCTL,
+		       strerror(-on));
+	else if (on)
+		printf("remote events:    to inotify and dnotify watchers (%s is 1) and fanotify marks with FAN_MARK_REMOTE\n",
+		       REMOTE_EVENTS_SYSCTL);
+	else
+		printf("remote events:    to fanotify marks with FAN_MARK_REMOTE only: inotify and dnotify watchers need %s set to 1 (delivery=auto replays instead, as root)\n",
+		       REMOTE_EVENTS_SYSCTL);
+}
+
 /* The kernel's own answer, from a throwaway mount's INIT. */
 static bool check_protocol(void)
 {
@@ -70,6 +90,8 @@ static bool check_protocol(void)
 		printf("kernel protocol:  offered (a kernel with the rnotify series): events are sent as notifications\n");
 	else
 		printf("kernel protocol:  not offered by this kernel (it needs the series in kernel/)\n");
+	if (!err && offered)
+		check_remote_events();
 	return !err && offered;
 }
 
@@ -131,6 +153,10 @@ int check_run(const struct cli *cli)
 	       "impossible: needs root (open_by_handle_at on the mount)");
 	protocol = fuse && check_protocol() && watcher &&
 		   cli->delivery != DELIVERY_REPLAY;
+	/* As the mount decides: auto replays, as root, for inotify's sake */
+	if (protocol && cli->delivery == DELIVERY_AUTO && root &&
+	    remote_events_for_inotify() == 0)
+		protocol = false;
 	ret = check_mode(cli, fuse, replay, protocol);
 	check_caches(cli, !ret);
 	return ret;

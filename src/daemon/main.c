@@ -24,6 +24,7 @@
 #include "util/cpu_pin.h"
 #include "deliver/delivery.h"
 #include "util/log_out.h"
+#include "util/remote_events.h"
 #include "mount_gone.h"
 #include "fs/fs.h"
 #include "fs/remote.h"
@@ -221,10 +222,23 @@ static void mounts_below_changed(void *arg)
 	fs_cache_drop_all(s->fs);
 }
 
+/*
+ * A kernel with the series gives the protocol's events to inotify and
+ * dnotify watchers only if the administrator said so (the sysctl; libfuse
+ * cannot pass the mount option): auto takes the protocol then, or when
+ * replay, whose events reach every watcher, cannot run (not root).
+ */
 static bool wants_protocol(const struct cli *cli)
 {
-	return cli->delivery == DELIVERY_AUTO ||
-	       cli->delivery == DELIVERY_PROTOCOL;
+	if (cli->delivery == DELIVERY_PROTOCOL) {
+		if (remote_events_for_inotify() == 0)
+			fuse_log(FUSE_LOG_WARNING,
+				 "rnotifyfs: inotify and dnotify watchers of the mount get no remote events: %s is 0 (fanotify marks need FAN_MARK_REMOTE)\n",
+				 REMOTE_EVENTS_SYSCTL);
+		return true;
+	}
+	return cli->delivery == DELIVERY_AUTO &&
+	       (geteuid() != 0 || remote_events_for_inotify() != 0);
 }
 
 static int mount_and_serve(struct server *s)
@@ -422,6 +436,18 @@ static int vhost_delivery_config(struct server *s, struct delivery_config *dc,
 }
 
 /*
+ * In virtiofs mode the watchers are in the guest, whose kernel gives them
+ * the fetched events or not by its own mount option and sysctl: this
+ * host's sysctl and euid say nothing of them (unlike wants_protocol()'s),
+ * so auto and protocol always offer the guest notification fetching.
+ */
+static bool vhost_wants_fetch(const struct cli *cli)
+{
+	return cli->delivery == DELIVERY_AUTO ||
+	       cli->delivery == DELIVERY_PROTOCOL;
+}
+
+/*
  * virtiofs mode: the file system of the /dev/fuse mode, served to a VM
  * guest over vhost-user. Every guest user is a caller like any other
  * (fs/caller.h), with the ids the request carries and no supplementary
@@ -461,7 +487,7 @@ static int vhost_serve(struct server *s)
 	d = delivery_new(&dc, s->fs, &fatal);
 	if (fatal)
 		goto out_delivery;
-	s->sio = session_io_new(wants_protocol(&s->cli), FUSE_HAS_FETCH_NOTIFY);
+	s->sio = session_io_new(vhost_wants_fetch(&s->cli), FUSE_HAS_FETCH_NOTIFY);
 	if (!s->sio)
 		goto out_delivery;
 	vio = vhost_io_accept(s->cli.socket_path, s->cli.socket_fd);

@@ -3,7 +3,7 @@
  * test_proto_header - include/rnotify_proto.h and the kernel series agree.
  *
  * The uapi additions of kernel/patches/ (the lines the patches add to
- * include/uapi/linux/fuse.h and their context, in the series' order, so
+ * include/uapi/linux/fuse.h and fanotify.h and their context, in the series' order, so
  * that a later patch's definition of a constant is the one that counts)
  * are parsed for every constant of the protocol, as a #define or an enum
  * member; each value is evaluated (numbers, shifts, ORs of other
@@ -30,6 +30,7 @@
 CHECK_MAIN_DEFS;
 
 #define UAPI "include/uapi/linux/fuse.h"
+#define UAPI_FANOTIFY "include/uapi/linux/fanotify.h"
 
 static char uapi[65536];	/* added uapi lines, '+' stripped */
 
@@ -127,7 +128,7 @@ static void patch_dir(char *dir, size_t size)
 }
 
 /*
- * Append the lines the fuse.h hunks of one patch leave in the file (added
+ * Append the lines the fuse.h and fanotify.h hunks of one patch leave in the file (added
  * and context lines) to uapi[]: a patch that changes a definition's
  * continuation lines shows its first line as context. Each hunk starts
  * with a line "@@", so that a definition whose continuation lines a
@@ -141,7 +142,8 @@ static void collect(FILE *f)
 
 	while (fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "diff --git ", 11))
-			in_uapi = strstr(line, " b/" UAPI) != NULL;
+			in_uapi = strstr(line, " b/" UAPI) ||
+				  strstr(line, " b/" UAPI_FANOTIFY);
 		if (!in_uapi)
 			continue;
 		if (!strncmp(line, "@@", 2)) {
@@ -426,6 +428,8 @@ int main(void)
 	CONST(FUSE_HAS_FETCH_NOTIFY);
 	CONST(FUSE_FETCH_NOTIFY);
 	CONST(FUSE_FETCH_NOTIFY_END);
+	CONST(FAN_MARK_REMOTE);
+	CONST(FAN_REMOTE);
 
 	check_struct(read_header(), "fuse_fsnotify_in");
 	check_struct(read_header(), "fuse_notify_fsnotify_out");

@@ -10,8 +10,9 @@
  * notifications, FUSE_FETCH_NOTIFY) every remote change is an exact
  * event: inotify (types, names, ISDIR, a rename's pair with one cookie),
  * fanotify inode and filesystem marks, and the caches dropped before the
- * event (vfs_events_marks.c). virtiofsd, the reference, sends none: a
- * local sentinel's event comes first.
+ * event (vfs_events_marks.c); the mount has -o remote_events, or inotify
+ * would get none of them (patch 23). virtiofsd, the reference, sends
+ * none: a local sentinel's event comes first.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../lib/check.h"
+#include "rnotify_proto.h"
 #include "vmfs.h"
 #include "vmwatch.h"
 
@@ -37,7 +38,8 @@ int main(void)
 	fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME, O_RDONLY);
 	CHECK("fsid: fanotify_init", fd >= 0);
 	CHECK("fsid: FAN_MARK_FILESYSTEM accepted",
-	      fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+	      fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM |
+			    FAN_MARK_REMOTE,
 			    FAN_CREATE | FAN_DELETE | FAN_ONDIR,
 			    AT_FDCWD, MNT) == 0);
 	CHECK("fsid: local mkdir", mkdir(MNT "/sub", 0755) == 0);
@@ -50,7 +52,8 @@ int main(void)
 	CHECK("fsid: remote remove", vmfs_remote_remove(2, "x", &id) == 0);
 	CHECK("fsid: FUSE_NOTIFY_DELETE accepted",
 	      vmfs_notify_delete(2, id, "x") == 0);
-	CHECK("fsid: FAN_DELETE x", vm_fanotify_expect(fd, FAN_DELETE, "x"));
+	CHECK("fsid: FAN_DELETE x, remote",
+	      vm_fanotify_expect(fd, FAN_DELETE | FAN_REMOTE, "x"));
 	close(fd);
 	vmfs_stop();
 	return check_exit();

@@ -109,8 +109,8 @@ static void test_fanotify(int mark_flags, uint64_t events, const char *what)
 	char s[32];
 
 	CHECK_IN(v, "fanotify: remote create", id != 0);
-	CHECK_IN(v, "fanotify: FAN_ATTRIB mark", fan >= 0 && fanotify_mark(fan,
-	      FAN_MARK_ADD | mark_flags, events, AT_FDCWD, MNT) == 0);
+	CHECK_IN(v, "fanotify: FAN_ATTRIB mark", fan >= 0 &&
+		 vm_fanotify_remote_mark(fan, mark_flags, events, MNT) == 0);
 	CHECK_IN(v, "fanotify: MODIFY by name, not wanted by the mark",
 	      vmfs_send_event(1, 0, FUSE_FSNOTIFY_MODIFY, 0, what) == 0);
 	CHECK_IN(v, "fanotify: inotify IN_MODIFY", vm_inotify_expect(in_root,
@@ -125,7 +125,7 @@ static void test_fanotify(int mark_flags, uint64_t events, const char *what)
 	      IN_ATTRIB, what, NULL));
 	snprintf(s, sizeof(s), MNT "/%s", what);
 	CHECK_IN(v, "fanotify: FAN_ATTRIB with the child's own fid",
-	      vm_fanotify_expect_fid(fan, FAN_ATTRIB, what, s));
+	      vm_fanotify_expect_fid(fan, FAN_ATTRIB | FAN_REMOTE, what, s));
 	close(fan);
 }
 

@@ -51,11 +51,12 @@ static void test_dirent_events(void)
 	      &id) == 0);
 	CHECK("create: notify", vmfs_send_event(1, 0, FUSE_FSNOTIFY_CREATE, 0,
 	      "r1") == 0);
-	expect3("create", IN_CREATE, FAN_CREATE, "r1");
+	expect3("create", IN_CREATE, FAN_CREATE | FAN_REMOTE, "r1");
 
 	CHECK("mkdir: notify", vmfs_send_event(1, 0, FUSE_FSNOTIFY_CREATE |
 	      FUSE_FSNOTIFY_ISDIR, 0, "rd") == 0);
-	expect3("mkdir", IN_CREATE | IN_ISDIR, FAN_CREATE | FAN_ONDIR, "rd");
+	expect3("mkdir", IN_CREATE | IN_ISDIR,
+		FAN_CREATE | FAN_ONDIR | FAN_REMOTE, "rd");
 
 	CHECK("rename: MOVED_FROM", vmfs_send_event(1, 0,
 	      FUSE_FSNOTIFY_MOVED_FROM, 77, "r1") == 0);
@@ -67,25 +68,28 @@ static void test_dirent_events(void)
 	      vm_inotify_expect(in_dir, IN_MOVED_TO, "r2", &c2));
 	CHECK("rename: one nonzero cookie", c1 && c1 == c2);
 	CHECK("rename: fanotify inode FAN_MOVED_FROM",
-	      vm_fanotify_expect(fan_inode, FAN_MOVED_FROM, "r1"));
+	      vm_fanotify_expect(fan_inode, FAN_MOVED_FROM | FAN_REMOTE,
+				 "r1"));
 	CHECK("rename: fanotify inode FAN_MOVED_TO",
-	      vm_fanotify_expect(fan_inode, FAN_MOVED_TO, "r2"));
+	      vm_fanotify_expect(fan_inode, FAN_MOVED_TO | FAN_REMOTE,
+				 "r2"));
 	CHECK("rename: fanotify fs FAN_MOVED_FROM",
-	      vm_fanotify_expect(fan_fs, FAN_MOVED_FROM, "r1"));
+	      vm_fanotify_expect(fan_fs, FAN_MOVED_FROM | FAN_REMOTE, "r1"));
 	CHECK("rename: fanotify fs FAN_MOVED_TO",
-	      vm_fanotify_expect(fan_fs, FAN_MOVED_TO, "r2"));
+	      vm_fanotify_expect(fan_fs, FAN_MOVED_TO | FAN_REMOTE, "r2"));
 	CHECK("rename: second rename gets a new cookie",
 	      vmfs_send_event(1, 0, FUSE_FSNOTIFY_MOVED_FROM, 78, "r2") == 0 &&
 	      vm_inotify_expect(in_dir, IN_MOVED_FROM, "r2", &c2) && c2 != c1);
-	vm_fanotify_expect(fan_inode, FAN_MOVED_FROM, "r2");
-	vm_fanotify_expect(fan_fs, FAN_MOVED_FROM, "r2");
+	vm_fanotify_expect(fan_inode, FAN_MOVED_FROM | FAN_REMOTE, "r2");
+	vm_fanotify_expect(fan_fs, FAN_MOVED_FROM | FAN_REMOTE, "r2");
 
 	CHECK("delete: notify", vmfs_send_event(1, 0, FUSE_FSNOTIFY_DELETE, 0,
 	      "r2") == 0);
-	expect3("delete", IN_DELETE, FAN_DELETE, "r2");
+	expect3("delete", IN_DELETE, FAN_DELETE | FAN_REMOTE, "r2");
 	CHECK("rmdir: notify", vmfs_send_event(1, 0, FUSE_FSNOTIFY_DELETE |
 	      FUSE_FSNOTIFY_ISDIR, 0, "rd") == 0);
-	expect3("rmdir", IN_DELETE | IN_ISDIR, FAN_DELETE | FAN_ONDIR, "rd");
+	expect3("rmdir", IN_DELETE | IN_ISDIR,
+		FAN_DELETE | FAN_ONDIR | FAN_REMOTE, "rd");
 }
 
 /* Events on a child: to its own watch, and to the parent with the name. */
@@ -114,7 +118,7 @@ static void test_object_events(void)
 		CHECK(label, vmfs_send_event(id, gen, ev[i].bit, 0, NULL) == 0);
 		snprintf(label, sizeof(label), "%s: file watch", ev[i].what);
 		CHECK(label, vm_inotify_expect(in_file, ev[i].bit, "", NULL));
-		expect3(ev[i].what, ev[i].bit, ev[i].fan, "f");
+		expect3(ev[i].what, ev[i].bit, ev[i].fan | FAN_REMOTE, "f");
 	}
 	CHECK("move_self: notify", vmfs_send_event(id, gen,
 	      FUSE_FSNOTIFY_MOVE_SELF, 0, NULL) == 0);
@@ -137,8 +141,8 @@ static void test_local_once(void)
 		"loc");
 	CHECK("local: sentinel", vmfs_send_event(1, 0, FUSE_FSNOTIFY_CREATE,
 	      0, "sentinel") == 0);
-	expect3("local: once, then the sentinel", IN_CREATE, FAN_CREATE,
-		"sentinel");
+	expect3("local: once, then the sentinel", IN_CREATE,
+		FAN_CREATE | FAN_REMOTE, "sentinel");
 }
 
 int main(void)
@@ -158,10 +162,11 @@ int main(void)
 	CHECK("events: inotify watch on the root",
 	      inotify_add_watch(in_dir, MNT, IN_EVENTS) >= 0);
 	CHECK("events: fanotify inode mark on the root",
-	      fanotify_mark(fan_inode, FAN_MARK_ADD, FAN_EVENTS |
-			    FAN_EVENT_ON_CHILD, AT_FDCWD, MNT) == 0);
+	      vm_fanotify_remote_mark(fan_inode, 0, FAN_EVENTS |
+				      FAN_EVENT_ON_CHILD, MNT) == 0);
 	CHECK("events: fanotify filesystem mark",
-	      fanotify_mark(fan_fs, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+	      fanotify_mark(fan_fs, FAN_MARK_ADD | FAN_MARK_FILESYSTEM |
+			    FAN_MARK_REMOTE,
 			    FAN_EVENTS, AT_FDCWD, MNT) == 0);
 	CHECK("events: protocol on", vmfs_fsnotify_on());
 	test_dirent_events();

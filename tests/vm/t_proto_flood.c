@@ -193,7 +193,8 @@ int main(void)
 	CHECK("flood: inotify watch limit raised", raise_watch_limit());
 	CHECK("flood: 100,000 inodes in core, 1,000 watched", make_inodes());
 	CHECK("flood: fanotify filesystem mark",
-	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM |
+			    FAN_MARK_REMOTE,
 			    FAN_CREATE, AT_FDCWD, MNT) == 0);
 	printf("# inodes made: %ld ms\n", now_ms() - t0);
 	/* A walk that does not yield for 2 s is a soft lockup */

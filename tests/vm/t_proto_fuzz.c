@@ -231,7 +231,8 @@ int main(void)
 	CHECK("fuzz: inotify watch on d0",
 	      inotify_add_watch(in, MNT "/d0", IN_ALL_EVENTS) >= 0);
 	CHECK("fuzz: fanotify filesystem mark",
-	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM |
+			    FAN_MARK_REMOTE,
 			    FAN_CREATE | FAN_DELETE | FAN_MOVE | FAN_RENAME |
 			    FAN_ATTRIB | FAN_MODIFY | FAN_ONDIR, AT_FDCWD,
 			    MNT) == 0);

@@ -76,13 +76,13 @@ static void test_by_name(void)
 
 	CHECK("by name: remote create n1", remote_child("n1", S_IFREG | 0644));
 	CHECK("by name: DFID_NAME,FID group marks the root", fan >= 0 &&
-	      fanotify_mark(fan, FAN_MARK_ADD, DIRENT, AT_FDCWD, MNT) == 0);
+	      vm_fanotify_remote_mark(fan, 0, DIRENT, MNT) == 0);
 	CHECK("by name: CREATE n1 accepted", vmfs_send_event(1, 0,
 	      FUSE_FSNOTIFY_CREATE, 0, "n1") == 0);
 	CHECK("by name: IN_CREATE n1", vm_inotify_expect(in_root, IN_CREATE,
 	      "n1", NULL));
 	CHECK("by name: FAN_CREATE n1 in the root",
-	      vm_fanotify_expect_dir(fan, FAN_CREATE, "n1", MNT));
+	      vm_fanotify_expect_dir(fan, FAN_CREATE | FAN_REMOTE, "n1", MNT));
 	CHECK("by name: no LOOKUP", vmfs_lookup_count() == lookups);
 	close(fan);
 }
@@ -136,8 +136,7 @@ static void test_target(int mark_flags, const char *what)
 	snprintf(path, sizeof(path), MNT "/%s", what);
 	CHECK_IN(v, "target: remote create", id != 0);
 	CHECK_IN(v, "target: TARGET_FID group marks", fan >= 0 &&
-	      fanotify_mark(fan, FAN_MARK_ADD | mark_flags, DIRENT, AT_FDCWD,
-			    MNT) == 0);
+	      vm_fanotify_remote_mark(fan, mark_flags, DIRENT, MNT) == 0);
 	CHECK_IN(v, "target: CREATE by name is ENODATA", vmfs_send_event(1, 0,
 	      FUSE_FSNOTIFY_CREATE, 0, what) == -ENODATA);
 	CHECK_IN(v, "target: nothing delivered", nothing_before());
@@ -149,13 +148,14 @@ static void test_target(int mark_flags, const char *what)
 	CHECK_IN(v, "target: inotify IN_CREATE|IN_ISDIR",
 	      vm_inotify_expect(in_root, IN_CREATE | IN_ISDIR, dname, NULL));
 	CHECK_IN(v, "target: FAN_CREATE|FAN_ONDIR without a child record",
-	      child_fid_is(fan, FAN_CREATE | FAN_ONDIR, dname, NULL));
+	      child_fid_is(fan, FAN_REMOTE | FAN_CREATE | FAN_ONDIR, dname,
+			   NULL));
 	CHECK_IN(v, "target: CREATE pushed", vmfs_send_push(1, 0,
 	      FUSE_FSNOTIFY_CREATE, what) == 0);
 	CHECK_IN(v, "target: inotify IN_CREATE", vm_inotify_expect(in_root,
 	      IN_CREATE, what, NULL));
 	CHECK_IN(v, "target: FAN_CREATE with the child's own fid",
-	      vm_fanotify_expect_fid(fan, FAN_CREATE, what, path));
+	      vm_fanotify_expect_fid(fan, FAN_CREATE | FAN_REMOTE, what, path));
 	CHECK_IN(v, "target: one lookup counted, no LOOKUP sent",
 	      vmfs_wait_nlookup(id, 1, VM_WAIT_MS, &n) &&
 	      vmfs_lookup_count() == lookups);
@@ -167,7 +167,7 @@ static void test_target(int mark_flags, const char *what)
 	CHECK_IN(v, "target: inotify IN_DELETE", vm_inotify_expect(in_root,
 	      IN_DELETE, what, NULL));
 	CHECK_IN(v, "target: FAN_DELETE with the child's fid",
-	      child_fid_is(fan, FAN_DELETE, what, &h));
+	      child_fid_is(fan, FAN_REMOTE | FAN_DELETE, what, &h));
 	close(fan);
 }
 
@@ -179,7 +179,7 @@ static void test_no_child(void)
 	int len;
 
 	CHECK("no child: TARGET_FID group marks the root", fan >= 0 &&
-	      fanotify_mark(fan, FAN_MARK_ADD, DIRENT, AT_FDCWD, MNT) == 0);
+	      vm_fanotify_remote_mark(fan, 0, DIRENT, MNT) == 0);
 	CHECK("no child: MOVED_TO g1 by name is ENODATA", (len = by_name_frame(
 	      buf, FUSE_FSNOTIFY_MOVED_TO, 3, 0, "g1")) > 0 &&
 	      vmfs_write_frame(buf, len) == -ENODATA);
@@ -190,7 +190,7 @@ static void test_no_child(void)
 	CHECK("no child: inotify IN_MOVED_TO g1", vm_inotify_expect(in_root,
 	      IN_MOVED_TO, "g1", NULL));
 	CHECK("no child: FAN_MOVED_TO g1 without a child record",
-	      child_fid_is(fan, FAN_MOVED_TO, "g1", NULL));
+	      child_fid_is(fan, FAN_REMOTE | FAN_MOVED_TO, "g1", NULL));
 	close(fan);
 }
 

@@ -49,7 +49,8 @@ static void set_up_watches(void)
 	CHECK("overflow: inotify watch on f, same group",
 	      inotify_add_watch(in, MNT "/f", IN_ATTRIB) >= 0);
 	CHECK("overflow: fanotify filesystem mark",
-	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM |
+			    FAN_MARK_REMOTE,
 			    FAN_CREATE, AT_FDCWD, MNT) == 0);
 	CHECK("overflow: inotify watch on another file system",
 	      inotify_add_watch(other, OTHER, IN_CREATE) >= 0);
@@ -69,7 +70,7 @@ static void test_overflow_once(void)
 	CHECK("overflow: fanotify: FAN_Q_OVERFLOW",
 	      vm_fanotify_expect(fan, FAN_Q_OVERFLOW, ""));
 	CHECK("overflow: fanotify: then the sentinel",
-	      vm_fanotify_expect(fan, FAN_CREATE, "s1"));
+	      vm_fanotify_expect(fan, FAN_CREATE | FAN_REMOTE, "s1"));
 	CHECK("overflow: other file system: local mkdir",
 	      mkdir(OTHER "/s", 0755) == 0);
 	CHECK("overflow: other file system: the mkdir, no overflow",

@@ -54,11 +54,13 @@ static void test_create_modify(uint64_t *p1)
 	CHECK("push: inotify MODIFY p1, in order", vm_inotify_expect(in_dir,
 	      IN_MODIFY, "p1", NULL));
 	CHECK("push: fanotify fs mark FAN_CREATE p1",
-	      vm_fanotify_expect(fan_fs, FAN_CREATE, "p1"));
+	      vm_fanotify_expect(fan_fs, FAN_CREATE | FAN_REMOTE, "p1"));
 	CHECK("push: fanotify fs mark FAN_MODIFY with p1's own fid",
-	      vm_fanotify_expect_fid(fan_fs, FAN_MODIFY, "p1", MNT "/p1"));
+	      vm_fanotify_expect_fid(fan_fs, FAN_MODIFY | FAN_REMOTE, "p1",
+				     MNT "/p1"));
 	CHECK("push: fanotify dir mark FAN_MODIFY with p1's own fid",
-	      vm_fanotify_expect_fid(fan_dir, FAN_MODIFY, "p1", MNT "/p1"));
+	      vm_fanotify_expect_fid(fan_dir, FAN_MODIFY | FAN_REMOTE, "p1",
+				     MNT "/p1"));
 	/* Unannounced: only the pushed attributes can say 11 now. */
 	CHECK("push: remote resize, not notified", vmfs_remote_resize(*p1, 99)
 	      == 0);
@@ -117,11 +119,11 @@ int main(void)
 	CHECK("push: inotify watch on the root", inotify_add_watch(in_dir, MNT,
 	      IN_CREATE | IN_MODIFY | IN_ATTRIB) >= 0);
 	CHECK("push: fanotify FID filesystem mark", fanotify_mark(fan_fs,
-	      FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_CREATE | FAN_MODIFY,
-	      AT_FDCWD, MNT) == 0);
-	CHECK("push: fanotify FID directory mark", fanotify_mark(fan_dir,
-	      FAN_MARK_ADD, FAN_MODIFY | FAN_EVENT_ON_CHILD, AT_FDCWD,
-	      MNT) == 0);
+	      FAN_MARK_ADD | FAN_MARK_FILESYSTEM | FAN_MARK_REMOTE,
+	      FAN_CREATE | FAN_MODIFY, AT_FDCWD, MNT) == 0);
+	CHECK("push: fanotify FID directory mark",
+	      vm_fanotify_remote_mark(fan_dir, 0, FAN_MODIFY |
+				      FAN_EVENT_ON_CHILD, MNT) == 0);
 	CHECK("push: protocol on", vmfs_fsnotify_on());
 	test_create_modify(&p1);
 	test_known_child(p1);

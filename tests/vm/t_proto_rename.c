@@ -56,9 +56,8 @@ static int rename_group(unsigned int flags, const char *path,
 	uint64_t mask = 0;
 	int fd = fanotify_init(FAN_TARGET, O_RDONLY);
 
-	if (fd < 0 || fanotify_mark(fd, FAN_MARK_ADD | flags,
-				    FAN_RENAME | FAN_ONDIR | extra, AT_FDCWD,
-				    path) ||
+	if (fd < 0 || vm_fanotify_remote_mark(fd, flags, FAN_RENAME |
+					      FAN_ONDIR | extra, path) ||
 	    !vmfs_wait_mask(node, scope, FUSE_FSNOTIFY_RENAME | extra, 0,
 			    VM_WAIT_MS, &mask))
 		return -1;
@@ -76,6 +75,8 @@ static void expect_ra_to_rb(const char *what, uint64_t mask,
 {
 	char check[128];
 
+	/* Every rename here is remote */
+	mask |= FAN_REMOTE;
 	snprintf(check, sizeof(check), "%s: filesystem mark: %s -> %s", what,
 		 old, new_);
 	CHECK(check, vm_fanotify_expect_rename(fan_fs, mask, old, new_, path));
@@ -114,11 +115,11 @@ static void test_dnotify(void)
 	      rb_gen, "h"));
 	CHECK("dnotify: signal for rb", vm_dnotify_signal(fd));
 	CHECK("dnotify: filesystem mark: g -> h",
-	      vm_fanotify_expect_rename(fan_fs, FAN_RENAME, "g", "h",
-					MNT "/rb/h"));
+	      vm_fanotify_expect_rename(fan_fs, FAN_RENAME | FAN_REMOTE, "g",
+					"h", MNT "/rb/h"));
 	CHECK("dnotify: new directory's mark: h",
-	      vm_fanotify_expect_rename(fan_b, FAN_RENAME, "g", "h",
-					MNT "/rb/h"));
+	      vm_fanotify_expect_rename(fan_b, FAN_RENAME | FAN_REMOTE, "g",
+					"h", MNT "/rb/h"));
 	close(fd);
 }
 
@@ -298,12 +299,14 @@ static void test_in_order(void)
 	CHECK("order: RENAME with both moves sent", !vmfs_send_move(ra,
 	      ra_gen, "o", rb, rb_gen, "p", 9));
 	CHECK("order: FAN_RENAME first",
-	      vm_fanotify_expect_rename(fan, FAN_RENAME, "o", "p",
+	      vm_fanotify_expect_rename(fan, FAN_RENAME | FAN_REMOTE, "o", "p",
 					MNT "/rb/p"));
 	CHECK("order: then MOVED_FROM o, the file's fid",
-	      vm_fanotify_expect_fid(fan, FAN_MOVED_FROM, "o", MNT "/rb/p"));
+	      vm_fanotify_expect_fid(fan, FAN_MOVED_FROM | FAN_REMOTE, "o",
+				     MNT "/rb/p"));
 	CHECK("order: then MOVED_TO p, the file's fid",
-	      vm_fanotify_expect_fid(fan, FAN_MOVED_TO, "p", MNT "/rb/p"));
+	      vm_fanotify_expect_fid(fan, FAN_MOVED_TO | FAN_REMOTE, "p",
+				     MNT "/rb/p"));
 	CHECK("order: inotify MOVED_FROM o",
 	      vm_inotify_expect(in, IN_MOVED_FROM, "o", &from));
 	CHECK("order: inotify MOVED_TO p, the same cookie",

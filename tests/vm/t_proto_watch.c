@@ -51,8 +51,7 @@ static void test_inotify_and_fanotify(void)
 	      WAIT(f, FUSE_FSNOTIFY_INODE, FUSE_FSNOTIFY_MODIFY |
 		   FUSE_FSNOTIFY_ATTRIB, FUSE_FSNOTIFY_CLOSE_WRITE));
 	CHECK("watch: fanotify inode mark on f",
-	      fanotify_mark(fan, FAN_MARK_ADD, FAN_CLOSE_WRITE, AT_FDCWD,
-			    MNT "/f") == 0);
+	      vm_fanotify_remote_mark(fan, 0, FAN_CLOSE_WRITE, MNT "/f") == 0);
 	CHECK("watch: combined inotify|fanotify mask",
 	      WAIT(f, FUSE_FSNOTIFY_INODE, FUSE_FSNOTIFY_MODIFY |
 		   FUSE_FSNOTIFY_ATTRIB | FUSE_FSNOTIFY_CLOSE_WRITE, 0));
@@ -77,8 +76,9 @@ static void test_inotify_and_fanotify(void)
 	      WAIT(1, FUSE_FSNOTIFY_INODE, 0, ~0ULL) && mask == 0);
 
 	CHECK("watch: fanotify filesystem mark",
-	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
-			    FAN_CREATE | FAN_ONDIR, AT_FDCWD, MNT) == 0);
+	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM |
+			    FAN_MARK_REMOTE, FAN_CREATE | FAN_ONDIR, AT_FDCWD,
+			    MNT) == 0);
 	CHECK("watch: filesystem scope on the root",
 	      WAIT(1, FUSE_FSNOTIFY_FILESYSTEM, FUSE_FSNOTIFY_CREATE |
 		   FUSE_FSNOTIFY_ISDIR, 0));

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "../lib/check.h"
+#include "rnotify_proto.h"
 #include "vmcache.h"
 #include "vmserver.h"
 #include "vmserver_probe.h"
@@ -125,9 +126,9 @@ static void test_fan_rename(void)
 	int fd;
 
 	CHECK("FAN_RENAME: filesystem mark", fan >= 0 &&
-	      !fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
-			     FAN_RENAME | FAN_MOVED_FROM | FAN_MOVED_TO |
-			     FAN_ONDIR, AT_FDCWD, M));
+	      !vm_fanotify_remote_mark(fan, FAN_MARK_FILESYSTEM, FAN_RENAME |
+				       FAN_MOVED_FROM | FAN_MOVED_TO |
+				       FAN_ONDIR, M));
 	CHECK("FAN_RENAME: remote mkdir rnd", mkdir(B "/rnd", 0755) == 0);
 	CHECK("FAN_RENAME: CREATE,ISDIR rnd", vm_inotify_expect(in_dir,
 	      IN_CREATE | IN_ISDIR, "rnd", NULL));
@@ -139,12 +140,14 @@ static void test_fan_rename(void)
 	CHECK("FAN_RENAME: remote rename to rnd/r2",
 	      rename(B "/rnd/r1", B "/rnd/r2") == 0);
 	CHECK("FAN_RENAME: r1 -> r2 with r2's own fid",
-	      vm_fanotify_expect_rename(fan, FAN_RENAME, "r1", "r2",
-					M "/rnd/r2"));
+	      vm_fanotify_expect_rename(fan, FAN_REMOTE | FAN_RENAME, "r1",
+					"r2", M "/rnd/r2"));
 	CHECK("FAN_RENAME: then MOVED_FROM r1, r2's own fid",
-	      vm_fanotify_expect_fid(fan, FAN_MOVED_FROM, "r1", M "/rnd/r2"));
+	      vm_fanotify_expect_fid(fan, FAN_REMOTE | FAN_MOVED_FROM, "r1",
+				     M "/rnd/r2"));
 	CHECK("FAN_RENAME: then MOVED_TO r2, r2's own fid",
-	      vm_fanotify_expect_fid(fan, FAN_MOVED_TO, "r2", M "/rnd/r2"));
+	      vm_fanotify_expect_fid(fan, FAN_REMOTE | FAN_MOVED_TO, "r2",
+				     M "/rnd/r2"));
 	CHECK("FAN_RENAME: dnotify signal for rnd", vm_dnotify_signal(fd));
 	close(fd);
 	close(fan);
@@ -230,8 +233,8 @@ static void test_push(void)
 	struct stat sb, sm;
 
 	CHECK("push: fanotify FID filesystem mark on the mount", fan >= 0 &&
-	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
-			    FAN_CREATE | FAN_MODIFY, AT_FDCWD, M) == 0);
+	      vm_fanotify_remote_mark(fan, FAN_MARK_FILESYSTEM, FAN_CREATE |
+				      FAN_MODIFY, M) == 0);
 	CHECK("push: remote create + write", vm_put(B "/pf", "pushed", 0));
 	CHECK("push: CREATE pf", vm_inotify_expect(in_dir, IN_CREATE, "pf",
 	      NULL));
@@ -240,9 +243,10 @@ static void test_push(void)
 	CHECK("push: then CLOSE_WRITE pf", vm_inotify_expect(in_dir,
 	      IN_CLOSE_WRITE, "pf", NULL));
 	CHECK("push: fanotify FAN_CREATE pf", vm_fanotify_expect(fan,
-	      FAN_CREATE, "pf"));
+	      FAN_REMOTE | FAN_CREATE, "pf"));
 	CHECK("push: fanotify FAN_MODIFY with pf's own fid",
-	      vm_fanotify_expect_fid(fan, FAN_MODIFY, "pf", M "/pf"));
+	      vm_fanotify_expect_fid(fan, FAN_REMOTE | FAN_MODIFY, "pf",
+				     M "/pf"));
 	CHECK("push: stat through the mount matches the backing file",
 	      !stat(B "/pf", &sb) && !stat(M "/pf", &sm) &&
 	      sm.st_size == 6 && sm.st_ino == sb.st_ino &&
@@ -300,9 +304,9 @@ static void test_push_taken_over(bool fanotify)
 				    FAN_REPORT_FID, O_RDONLY);
 		CHECK_IN(v, "taken over: filesystem mark for MODIFY and "
 			 "CLOSE_WRITE", fan >= 0 &&
-			 !fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
-					FAN_MODIFY | FAN_CLOSE_WRITE, AT_FDCWD,
-					M));
+			 !vm_fanotify_remote_mark(fan, FAN_MARK_FILESYSTEM,
+						  FAN_MODIFY | FAN_CLOSE_WRITE,
+						  M));
 	}
 	CHECK_IN(v, "taken over: server stopped", vm_server_pause(server));
 	CHECK_IN(v, "taken over: remote write of tk",
@@ -332,16 +336,17 @@ static void test_push_taken_over(bool fanotify)
 	if (fanotify)
 		CHECK_IN(v, "taken over: the group's first event is tks's "
 			 "FAN_MODIFY, with tks's fid",
-			 vm_fanotify_expect_fid(fan, FAN_MODIFY, "tks",
-						M "/tks"));
+			 vm_fanotify_expect_fid(fan, FAN_REMOTE | FAN_MODIFY,
+						"tks", M "/tks"));
 	CHECK_IN(v, "taken over: tks closed",
 		 sentinel >= 0 && !close(sentinel));
 	CHECK_IN(v, "taken over: CLOSE_WRITE tks next",
 		 vm_inotify_expect(in_dir, IN_CLOSE_WRITE, "tks", NULL));
 	if (fanotify) {
 		CHECK_IN(v, "taken over: then the group's FAN_CLOSE_WRITE tks",
-			 vm_fanotify_expect_fid(fan, FAN_CLOSE_WRITE, "tks",
-						M "/tks"));
+			 vm_fanotify_expect_fid(fan,
+						FAN_REMOTE | FAN_CLOSE_WRITE,
+						"tks", M "/tks"));
 		close(fan);
 	}
 	CHECK_IN(v, "taken over: remote unlink of tk and tks",
@@ -367,15 +372,16 @@ static void test_target_fid(void)
 	struct vm_event ev;
 
 	CHECK("target fid: TARGET_FID group marks the root", fan >= 0 &&
-	      !fanotify_mark(fan, FAN_MARK_ADD, FAN_CREATE | FAN_MOVED_FROM |
-			     FAN_MOVED_TO, AT_FDCWD, M));
+	      !vm_fanotify_remote_mark(fan, 0, FAN_CREATE | FAN_MOVED_FROM |
+				       FAN_MOVED_TO, M));
 	CHECK("target fid: remote create tf", vm_put(B "/tf", "", 0));
 	CHECK("target fid: CREATE tf", vm_inotify_expect(in_dir, IN_CREATE,
 	      "tf", NULL));
 	CHECK("target fid: CLOSE_WRITE tf", vm_inotify_expect(in_dir,
 	      IN_CLOSE_WRITE, "tf", NULL));
 	CHECK("target fid: FAN_CREATE with tf's own fid",
-	      vm_fanotify_expect_fid(fan, FAN_CREATE, "tf", M "/tf"));
+	      vm_fanotify_expect_fid(fan, FAN_REMOTE | FAN_CREATE, "tf",
+				     M "/tf"));
 	CHECK("target fid: server stopped", vm_server_pause(server));
 	CHECK("target fid: remote tg made, then renamed to th",
 	      vm_put(B "/tg", "", 0) && !rename(B "/tg", B "/th"));
@@ -391,10 +397,11 @@ static void test_target_fid(void)
 	/* Unread, the two events of tg merge, as fanotify merges its own. */
 	CHECK("target fid: FAN_CREATE|FAN_MOVED_FROM tg, no child record",
 	      vm_fanotify_next(fan, &ev) &&
-	      ev.mask == (FAN_CREATE | FAN_MOVED_FROM) &&
+	      ev.mask == (FAN_CREATE | FAN_MOVED_FROM | FAN_REMOTE) &&
 	      !strcmp(ev.name, "tg") && !ev.fid_len);
 	CHECK("target fid: FAN_MOVED_TO with th's own fid",
-	      vm_fanotify_expect_fid(fan, FAN_MOVED_TO, "th", M "/th"));
+	      vm_fanotify_expect_fid(fan, FAN_REMOTE | FAN_MOVED_TO, "th",
+				     M "/th"));
 	close(fan);
 	CHECK("target fid: the server holds the pushed tf and th",
 	      vm_server_holds(server, B "/tf") &&

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "../lib/check.h"
+#include "rnotify_proto.h"
 #include "vmserver.h"
 #include "vmwatch.h"
 
@@ -63,7 +64,8 @@ static void test_events(int fan, int in)
 {
 	CHECK("fs mark: remote write of w", vm_put(B "/w", "x", O_TRUNC));
 	CHECK("fs mark: FAN_MODIFY w with w's own fid",
-	      vm_fanotify_expect_fid(fan, FAN_MODIFY, "w", M "/w"));
+	      vm_fanotify_expect_fid(fan, FAN_REMOTE | FAN_MODIFY, "w",
+				     M "/w"));
 	CHECK("fs mark: remote mknod of u",
 	      mknod(B "/u", S_IFREG | 0644, 0) == 0);
 	CHECK("fs mark: remote chmod of u", chmod(B "/u", 0600) == 0);
@@ -121,17 +123,16 @@ static void test_asked(void)
 	      vm_inotify_expect(in, IN_CREATE | IN_ISDIR, "tc", NULL));
 	close(in);
 	CHECK("asked: FAN_MODIFY on tm's children", mod >= 0 &&
-	      !fanotify_mark(mod, FAN_MARK_ADD, FAN_MODIFY |
-			     FAN_EVENT_ON_CHILD, AT_FDCWD, M "/tm"));
+	      !vm_fanotify_remote_mark(mod, 0, FAN_MODIFY | FAN_EVENT_ON_CHILD,
+				       M "/tm"));
 	CHECK("asked: TARGET_FID FAN_CREATE on tc", tgt >= 0 &&
-	      !fanotify_mark(tgt, FAN_MARK_ADD, FAN_CREATE, AT_FDCWD,
-			     M "/tc"));
+	      !vm_fanotify_remote_mark(tgt, 0, FAN_CREATE, M "/tc"));
 	CHECK("asked: three files written in tm", three_files(B "/tm"));
 	CHECK("asked: FAN_MODIFY of each with its own fid",
-	      three_fids(mod, FAN_MODIFY, M "/tm"));
+	      three_fids(mod, FAN_REMOTE | FAN_MODIFY, M "/tm"));
 	CHECK("asked: three files made in tc", three_files(B "/tc"));
 	CHECK("asked: FAN_CREATE of each with its own fid",
-	      three_fids(tgt, FAN_CREATE, M "/tc"));
+	      three_fids(tgt, FAN_REMOTE | FAN_CREATE, M "/tc"));
 	close(mod);
 	close(tgt);
 }
@@ -148,8 +149,8 @@ int main(void)
 		return check_exit();
 	fan = fanotify_init(FAN_FID_NAME, O_RDONLY);
 	CHECK("fs mark: fanotify filesystem mark for FAN_MODIFY", fan >= 0 &&
-	      !fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
-			     FAN_MODIFY, AT_FDCWD, M));
+	      !vm_fanotify_remote_mark(fan, FAN_MARK_FILESYSTEM, FAN_MODIFY,
+				       M));
 	in = inotify_init1(IN_CLOEXEC);
 	CHECK("fs mark: inotify watch on the root for IN_ATTRIB",
 	      inotify_add_watch(in, M, IN_ATTRIB) >= 0);

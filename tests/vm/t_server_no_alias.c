@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "../lib/check.h"
+#include "rnotify_proto.h"
 #include "vmcache.h"
 #include "vmserver.h"
 #include "vmwatch.h"
@@ -55,12 +56,13 @@ static void test_with_entry(void)
 
 	CHECK("with entry: mkdir e on the mount", !mkdir(M "/e", 0755));
 	CHECK("with entry: FAN_MODIFY on e's children", fan >= 0 &&
-	      !fanotify_mark(fan, FAN_MARK_ADD, FAN_MODIFY |
-			     FAN_EVENT_ON_CHILD, AT_FDCWD, M "/e"));
+	      !vm_fanotify_remote_mark(fan, 0, FAN_MODIFY | FAN_EVENT_ON_CHILD,
+				       M "/e"));
 	CHECK("with entry: drop_caches", vm_drop_caches());
 	CHECK("with entry: remote write of e/f", vm_put(B "/e/f", "x", 0));
 	CHECK("with entry: FAN_MODIFY f with its own fid",
-	      vm_fanotify_expect_child(fan, FAN_MODIFY, "f", M "/e"));
+	      vm_fanotify_expect_child(fan, FAN_REMOTE | FAN_MODIFY, "f",
+				       M "/e"));
 	close(fan);
 }
 
@@ -72,13 +74,13 @@ static void test_new_entry(void)
 
 	CHECK("new entry: mkdir t on the mount", !mkdir(M "/t", 0755));
 	CHECK("new entry: TARGET_FID FAN_CREATE on t", fan >= 0 &&
-	      !fanotify_mark(fan, FAN_MARK_ADD, FAN_CREATE, AT_FDCWD,
-			     M "/t"));
+	      !vm_fanotify_remote_mark(fan, 0, FAN_CREATE, M "/t"));
 	CHECK("new entry: drop_caches", vm_drop_caches());
 	CHECK("new entry: remote mknod of t/g",
 	      !mknod(B "/t/g", S_IFREG | 0644, 0));
 	CHECK("new entry: FAN_CREATE g with its own fid",
-	      vm_fanotify_expect_child(fan, FAN_CREATE, "g", M "/t"));
+	      vm_fanotify_expect_child(fan, FAN_REMOTE | FAN_CREATE, "g",
+				       M "/t"));
 	close(fan);
 }
 

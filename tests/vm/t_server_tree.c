@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../lib/check.h"
+#include "rnotify_proto.h"
 #include "vmserver.h"
 #include "vmserver_probe.h"
 #include "vmwatch.h"
@@ -153,29 +154,33 @@ static void test_unheld_dirs(void)
 
 	unheld_dirs_unmarked();
 	CHECK("unheld dirs: fanotify filesystem mark", fan >= 0 &&
-	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
-			    FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM |
-			    FAN_MOVED_TO | FAN_ONDIR, AT_FDCWD, M) == 0);
+	      vm_fanotify_remote_mark(fan, FAN_MARK_FILESYSTEM, FAN_CREATE |
+				      FAN_DELETE | FAN_MOVED_FROM |
+				      FAN_MOVED_TO | FAN_ONDIR, M) == 0);
 	CHECK("unheld dirs: remote mkdir h1, h1/h2, h1/h2/f",
 	      !mkdir(B "/h1", 0755) && !mkdir(B "/h1/h2", 0755) &&
 	      vm_put(B "/h1/h2/f", "", 0));
 	CHECK("unheld dirs: FAN_CREATE,ONDIR h1 in the root",
-	      vm_fanotify_expect_dir(fan, FAN_CREATE | FAN_ONDIR, "h1", M));
+	      vm_fanotify_expect_dir(fan, FAN_REMOTE | FAN_CREATE | FAN_ONDIR,
+				     "h1", M));
 	CHECK("unheld dirs: FAN_CREATE,ONDIR h2 in h1",
-	      vm_fanotify_expect_dir(fan, FAN_CREATE | FAN_ONDIR, "h2",
-				     M "/h1"));
+	      vm_fanotify_expect_dir(fan, FAN_REMOTE | FAN_CREATE | FAN_ONDIR,
+				     "h2", M "/h1"));
 	CHECK("unheld dirs: FAN_CREATE f in h1/h2",
-	      vm_fanotify_expect_dir(fan, FAN_CREATE, "f", M "/h1/h2"));
+	      vm_fanotify_expect_dir(fan, FAN_REMOTE | FAN_CREATE, "f",
+				     M "/h1/h2"));
 	CHECK("unheld dirs: remote rename p1/q1/mf to p1/q2/mt",
 	      rename(B "/p1/q1/mf", B "/p1/q2/mt") == 0);
 	CHECK("unheld dirs: FAN_MOVED_FROM mf in p1/q1",
-	      vm_fanotify_expect_dir(fan, FAN_MOVED_FROM, "mf", M "/p1/q1"));
+	      vm_fanotify_expect_dir(fan, FAN_REMOTE | FAN_MOVED_FROM, "mf",
+				     M "/p1/q1"));
 	CHECK("unheld dirs: FAN_MOVED_TO mt in p1/q2",
-	      vm_fanotify_expect_dir(fan, FAN_MOVED_TO, "mt", M "/p1/q2"));
+	      vm_fanotify_expect_dir(fan, FAN_REMOTE | FAN_MOVED_TO, "mt",
+				     M "/p1/q2"));
 	CHECK("unheld dirs: remote rmdir n1/n2", rmdir(B "/n1/n2") == 0);
 	CHECK("unheld dirs: FAN_DELETE,ONDIR n2 in n1",
-	      vm_fanotify_expect_dir(fan, FAN_DELETE | FAN_ONDIR, "n2",
-				     M "/n1"));
+	      vm_fanotify_expect_dir(fan, FAN_REMOTE | FAN_DELETE | FAN_ONDIR,
+				     "n2", M "/n1"));
 	CHECK("unheld dirs: the root's watch saw CREATE,ISDIR h1 only",
 	      vm_inotify_expect(in_dir, IN_CREATE | IN_ISDIR, "h1", NULL));
 	close(fan);
@@ -199,16 +204,17 @@ static void test_rename_to_unheld(void)
 	CHECK("rename to unheld: CREATE,ISDIR rb", vm_inotify_expect(in_dir,
 	      IN_CREATE | IN_ISDIR, "rb", NULL));
 	CHECK("rename to unheld: FAN_RENAME mark on ra alone", fan >= 0 &&
-	      fanotify_mark(fan, FAN_MARK_ADD, FAN_RENAME, AT_FDCWD,
-			    M "/ra") == 0);
+	      vm_fanotify_remote_mark(fan, 0, FAN_RENAME, M "/ra") == 0);
 	CHECK("rename to unheld: remote rename ra/x to rb/y",
 	      rename(B "/ra/x", B "/rb/y") == 0);
 	CHECK("rename to unheld: FAN_RENAME from x, with y's fid",
-	      vm_fanotify_expect_rename(fan, FAN_RENAME, "x", "", M "/rb/y"));
+	      vm_fanotify_expect_rename(fan, FAN_REMOTE | FAN_RENAME, "x", "",
+					M "/rb/y"));
 	CHECK("rename to unheld: remote rename back, rb/y to ra/z",
 	      rename(B "/rb/y", B "/ra/z") == 0);
 	CHECK("rename to unheld: FAN_RENAME to z, with z's fid",
-	      vm_fanotify_expect_rename(fan, FAN_RENAME, "", "z", M "/ra/z"));
+	      vm_fanotify_expect_rename(fan, FAN_REMOTE | FAN_RENAME, "", "z",
+					M "/ra/z"));
 	close(fan);
 }
 
@@ -225,8 +231,8 @@ static void test_local_once(void)
 
 static int add_close_write_mark(int fd)
 {
-	return fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
-			     FAN_CLOSE_WRITE, AT_FDCWD, M);
+	return vm_fanotify_remote_mark(fd, FAN_MARK_FILESYSTEM,
+				       FAN_CLOSE_WRITE, M);
 }
 
 /*
@@ -252,15 +258,14 @@ static void test_fanotify_filesystem_mark(void)
 
 	test_fanotify_mark_waits();
 	CHECK("fanotify: filesystem mark on the mount", fan >= 0 &&
-	      fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
-			    FAN_CREATE | FAN_DELETE | FAN_ONDIR, AT_FDCWD,
-			    M) == 0);
+	      vm_fanotify_remote_mark(fan, FAN_MARK_FILESYSTEM, FAN_CREATE |
+				      FAN_DELETE | FAN_ONDIR, M) == 0);
 	CHECK("fanotify: remote create", vm_put(B "/fz", "", 0));
-	CHECK("fanotify: FAN_CREATE fz", vm_fanotify_expect(fan, FAN_CREATE,
-	      "fz"));
+	CHECK("fanotify: FAN_CREATE fz", vm_fanotify_expect(fan, FAN_REMOTE |
+							    FAN_CREATE, "fz"));
 	CHECK("fanotify: remote unlink", unlink(B "/fz") == 0);
-	CHECK("fanotify: FAN_DELETE fz", vm_fanotify_expect(fan, FAN_DELETE,
-	      "fz"));
+	CHECK("fanotify: FAN_DELETE fz", vm_fanotify_expect(fan, FAN_REMOTE |
+							    FAN_DELETE, "fz"));
 	close(fan);
 	/* The inotify watch saw them too; consume them in order. */
 	vm_inotify_expect(in_dir, IN_CREATE, "fz", NULL);

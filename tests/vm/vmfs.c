@@ -257,8 +257,8 @@ static int vmfs_mount(const char *mnt)
 	if (vmfs.fd < 0)
 		return -errno;
 	snprintf(opts, sizeof(opts),
-		 "fd=%d,rootmode=40755,user_id=0,group_id=0,allow_other",
-		 vmfs.fd);
+		 "fd=%d,rootmode=40755,user_id=0,group_id=0,allow_other%s",
+		 vmfs.fd, vmfs.opts.no_remote_events ? "" : ",remote_events");
 	if (mount("vmfs", mnt, "fuse", MS_NOSUID | MS_NODEV, opts)) {
 		int err = -errno;
 

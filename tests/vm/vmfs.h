@@ -27,6 +27,8 @@
 struct vmfs_opts {
 	bool fsnotify;		/* accept FUSE_HAS_FSNOTIFY at INIT */
 	bool export_support;	/* FUSE_CAP_EXPORT_SUPPORT (sb marks) */
+	/* mount without remote_events: inotify and dnotify get none */
+	bool no_remote_events;
 };
 
 /*

@@ -66,6 +66,13 @@ pid_t vm_server_start_logged(const char *backing, const char *mnt,
 
 	mkdir(backing, 0755);
 	mkdir(mnt, 0755);
+	/*
+	 * libfuse cannot give the kernel rnotifyfs's remote_events mount
+	 * option: inotify and dnotify watchers take its remote events by
+	 * the administrator's knob instead (marks made from now on).
+	 */
+	if (!vm_put("/proc/sys/fs/inotify/remote_events", "1", O_TRUNC))
+		return -1;
 	pid = fork();
 	if (pid == 0)
 		exec_server(backing, mnt, opts, log);

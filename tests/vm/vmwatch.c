@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rnotify_proto.h"
 #include "vmwatch.h"
 
 struct vm_buf {
@@ -101,6 +102,7 @@ static const struct vm_mask_name vm_fanotify_names[] = {
 	{ FAN_MOVE_SELF, "FAN_MOVE_SELF" }, { FAN_OPEN_EXEC, "FAN_OPEN_EXEC" },
 	{ FAN_Q_OVERFLOW, "FAN_Q_OVERFLOW" }, { FAN_FS_ERROR, "FAN_FS_ERROR" },
 	{ FAN_RENAME, "FAN_RENAME" }, { FAN_ONDIR, "FAN_ONDIR" },
+	{ FAN_REMOTE, "FAN_REMOTE" },
 	{ 0, NULL }
 };
 
@@ -257,6 +259,13 @@ static bool vm_fanotify_got(int fd, struct vm_event *ev, uint64_t mask,
 	       vm_mask_str(mask, true, m, sizeof(m)), name, dir ? " in " : "",
 	       dir ? dir : "");
 	return false;
+}
+
+int vm_fanotify_remote_mark(int fd, unsigned int flags, uint64_t mask,
+			    const char *path)
+{
+	return fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_REMOTE | flags, mask,
+			     AT_FDCWD, path);
 }
 
 bool vm_fanotify_expect(int fd, uint64_t mask, const char *name)
