@@ -28,6 +28,7 @@
 #define FUSE_USE_VERSION 34
 
 #include <errno.h>
+#include <fcntl.h>
 #include <fuse_lowlevel.h>
 #include <pthread.h>
 #include <signal.h>
@@ -97,7 +98,10 @@ static int send_frame(size_t len)
 	return vhost_io_notify(vio, &iov, 1) < 0 ? -errno : 0;
 }
 
-/* A valid remote CREATE of name in the root, as delivery sends one. */
+/*
+ * A valid remote CREATE of name in the root, as delivery sends one: the
+ * file is made first.
+ */
 static int send_create(const char *name)
 {
 	struct proto_event ev = {
@@ -106,8 +110,13 @@ static int send_create(const char *name)
 		.namelen = strlen(name),
 		.name = name,
 	};
+	int fd = openat(fs_backing_fd(fs), name, O_WRONLY | O_CREAT | O_EXCL,
+			0644);
 	int len = proto_encode_event(frame, sizeof(frame), &ev);
 
+	if (fd < 0)
+		return -errno;
+	close(fd);
 	return len < 0 ? len : send_frame(len);
 }
 
@@ -162,7 +171,9 @@ static bool wait_node(const char *name, uint64_t *nodeid, uint32_t *gen)
 	return false;
 }
 
-static const uint64_t all = FUSE_FSNOTIFY_WATCH_EVENTS;
+/* The event bits: a mark's own flags (EVENT_ON_CHILD, ISDIR) aside. */
+static const uint64_t all = FUSE_FSNOTIFY_OBJECT_EVENTS |
+			    FUSE_FSNOTIFY_DIRENT_EVENTS | FUSE_FSNOTIFY_RENAME;
 
 /*
  * The guest: an inotify watch on the root (CREATE, MODIFY, DELETE), one
@@ -174,7 +185,8 @@ static bool test_masks(uint64_t f, uint32_t fgen)
 	const uint64_t root_set = FUSE_FSNOTIFY_CREATE | FUSE_FSNOTIFY_MODIFY |
 				  FUSE_FSNOTIFY_DELETE;
 	const struct mask_want marks[] = {
-		{ FUSE_ROOT_ID, 0, false, root_set, all & ~root_set },
+		{ FUSE_ROOT_ID, 0, false,
+		  root_set | FUSE_FSNOTIFY_EVENT_ON_CHILD, all & ~root_set },
 		{ f, fgen, false, FUSE_FSNOTIFY_ATTRIB,
 		  all & ~(uint64_t)FUSE_FSNOTIFY_ATTRIB },
 		{ FUSE_ROOT_ID, 0, true, FUSE_FSNOTIFY_MODIFY,
