@@ -12,8 +12,9 @@
  * remote_events), in turn:
  *   1. masks: the combined mask of the guest's marks reaches the server
  *      (its watch table, what rnotifyfs's delivery reads): an inotify
- *      watch on the root and one on f, a fanotify filesystem mark; then
- *      f's mask and the filesystem mask drop to 0 when those marks go.
+ *      watch on the root, one on f combined with a fanotify inode mark on
+ *      f, a fanotify filesystem mark; then f's mask and the filesystem
+ *      mask drop to 0 when those marks go.
  *      A sentinel CREATE on the root after each step tells the guest the
  *      step was seen.
  *   2. malformed frames: each refused by the guest's kernel, whose
@@ -177,18 +178,19 @@ static const uint64_t all = FUSE_FSNOTIFY_OBJECT_EVENTS |
 
 /*
  * The guest: an inotify watch on the root (CREATE, MODIFY, DELETE), one
- * on f (ATTRIB), a fanotify filesystem mark (MODIFY); then f's watch and
- * the fanotify mark go.
+ * on f (ATTRIB) and a fanotify inode mark on f (CLOSE_WRITE): f's mask is
+ * their combination; a fanotify filesystem mark (MODIFY); then f's
+ * inotify watch and the fanotify group go.
  */
 static bool test_masks(uint64_t f, uint32_t fgen)
 {
 	const uint64_t root_set = FUSE_FSNOTIFY_CREATE | FUSE_FSNOTIFY_MODIFY |
 				  FUSE_FSNOTIFY_DELETE;
+	const uint64_t f_set = FUSE_FSNOTIFY_ATTRIB | FUSE_FSNOTIFY_CLOSE_WRITE;
 	const struct mask_want marks[] = {
 		{ FUSE_ROOT_ID, 0, false,
 		  root_set | FUSE_FSNOTIFY_EVENT_ON_CHILD, all & ~root_set },
-		{ f, fgen, false, FUSE_FSNOTIFY_ATTRIB,
-		  all & ~(uint64_t)FUSE_FSNOTIFY_ATTRIB },
+		{ f, fgen, false, f_set, all & ~f_set },
 		{ FUSE_ROOT_ID, 0, true, FUSE_FSNOTIFY_MODIFY,
 		  all & ~(uint64_t)FUSE_FSNOTIFY_MODIFY },
 	};
@@ -201,7 +203,7 @@ static bool test_masks(uint64_t f, uint32_t fgen)
 
 	ok = wait_masks(marks, 3);
 	check("mask_combined", ok,
-	      "root CREATE|MODIFY|DELETE, f ATTRIB, filesystem MODIFY not seen");
+	      "root CREATE|MODIFY|DELETE, f ATTRIB|CLOSE_WRITE, filesystem MODIFY not seen");
 	if (!ok)
 		return false;
 	check("mask_seen_sentinel", send_create("masks_seen") == 0,

@@ -28,6 +28,7 @@ void test_frames(void)
 	       vm_inotify_expect(in, IN_CREATE, "f", NULL));
 	VCHECK("frames_marks", in_f >= 0 && fan >= 0 &&
 	       inotify_add_watch(in_f, at("f"), IN_ATTRIB) >= 0 &&
+	       !vm_fanotify_remote_mark(fan, 0, FAN_CLOSE_WRITE, at("f")) &&
 	       !vm_fanotify_remote_mark(fan, FAN_MARK_FILESYSTEM, FAN_MODIFY,
 					mnt));
 	VCHECK("frames_masks_seen",
