@@ -16,8 +16,16 @@
  *   SIGUSR1 interrupts them as it does a read of /dev/fuse. At the end
  *   the device thread adds a large count: every reader wakes, finds the
  *   list empty and fails ENODEV, which ends the session.
+ * - The FUSE session: one per mount of the guest's. libfuse takes one
+ *   INIT per session and answers a second one EIO, but a guest mounts
+ *   again after its unmount (DESTROY), and a rebooted guest sends INIT
+ *   with no DESTROY before. Either ends the session (`closing`, under
+ *   `lock`): the read hook hands it no more requests, a second INIT is
+ *   left first on `waiting`, and the caller starts a new session
+ *   (vhost_io_next_session()) that reads it, as virtiofsd starts over.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <fuse_log.h>
 #include <linux/fuse.h>
 #include <poll.h>
@@ -48,18 +56,19 @@
 struct vhost_io {
 	VuDev dev;
 	int sock;		/* connected to the VMM */
-	int ready_fd;		/* the session's fd once started */
+	int ready_fd;
 	int stop_fd;
-	struct fuse_session *se;
+	struct fuse_session *se;	/* lock */
 	struct fs *fs;
 	struct session_io *sio;
 	struct vhost_notify *notify;	/* lock */
 	pthread_t thread;
 	bool inited;		/* vu_init() done: vu_deinit() closes sock */
-	bool given;		/* ready_fd is the session's now */
 	bool started;
 	atomic_bool ended;
 	pthread_mutex_t lock;
+	bool initialised;	/* lock: the session read its INIT */
+	bool closing;		/* lock: the guest ended the session */
 	struct vhost_req *waiting, **waiting_tail;	/* lock */
 	struct vhost_req *inflight;			/* lock */
 };
@@ -176,6 +185,40 @@ static void taken_reply(void *ctx, const void *buf, size_t len)
 	}
 }
 
+/* Lock held. n counts more on ready_fd: as many reads find a request. */
+static void ready_add(struct vhost_io *vio, uint64_t n)
+{
+	if (write(vio->ready_fd, &n, sizeof(n)) < 0)
+		fuse_log(FUSE_LOG_ERR, "rnotifyfs: waking workers: %s\n",
+			 strerror(errno));
+}
+
+/*
+ * Lock held. The guest ended the session: it takes no more requests, and
+ * the loop ends once its requests in flight are answered.
+ */
+static void session_close(struct vhost_io *vio)
+{
+	vio->closing = true;
+	fuse_session_exit(vio->se);
+}
+
+/*
+ * Lock held. An INIT after the session's own: the guest rebooted. The
+ * request stays first on the list for the next session.
+ */
+static void init_keep_for_next(struct vhost_io *vio, struct vhost_req *req)
+{
+	fuse_log(FUSE_LOG_INFO,
+		 "rnotifyfs: the guest sent INIT again (a reboot): a new session\n");
+	req->next = vio->waiting;
+	vio->waiting = req;
+	if (!req->next)
+		vio->waiting_tail = &req->next;
+	ready_add(vio, 1);
+	session_close(vio);
+}
+
 /*
  * Lock held. Copies req into buf (len bytes of room) and returns its
  * length, or 0 if it was consumed here: a request that gets no reply,
@@ -200,8 +243,18 @@ static size_t req_take(struct vhost_io *vio, struct vhost_req *req,
 	n = copy_from_iov(buf, have, req->elem.out_sg, req->elem.out_num);
 	memcpy(&ih, buf, sizeof(ih));
 	req->unique = ih.unique;
-	if (ih.opcode == FUSE_INIT)
+	if (ih.opcode == FUSE_INIT && vio->initialised) {
+		init_keep_for_next(vio, req);
+		return 0;
+	}
+	if (ih.opcode == FUSE_INIT) {
+		vio->initialised = true;
 		vhost_notify_restart(vio->notify);
+	}
+	if (ih.opcode == FUSE_DESTROY) {
+		fuse_log(FUSE_LOG_INFO, "rnotifyfs: the guest unmounted\n");
+		session_close(vio);
+	}
 	if (ih.opcode == FUSE_FETCH_NOTIFY) {
 		vhost_notify_fetch(vio->notify, vio, req, buf, n,
 				   session_io_active(vio->sio));
@@ -232,6 +285,13 @@ static ssize_t vio_read(int fd, void *buf, size_t len, void *userdata)
 		if (read(vio->ready_fd, &one, sizeof(one)) < 0)
 			return -1;
 		pthread_mutex_lock(&vio->lock);
+		if (vio->closing) {
+			/* The count is the next session's. */
+			ready_add(vio, 1);
+			pthread_mutex_unlock(&vio->lock);
+			errno = EINTR;
+			return -1;
+		}
 		req = vio->waiting;
 		if (!req) {
 			pthread_mutex_unlock(&vio->lock);
@@ -381,9 +441,8 @@ static bool vio_round(struct vhost_io *vio, struct pollfd *p, int *qidx,
 		popped += queue_drain(vio, qidx[i]);
 		pthread_mutex_unlock(&vio->lock);
 	}
-	if (popped && write(vio->ready_fd, &popped, sizeof(popped)) < 0)
-		fuse_log(FUSE_LOG_ERR, "rnotifyfs: waking workers: %s\n",
-			 strerror(errno));
+	if (popped)
+		ready_add(vio, popped);
 	if (p[1].revents) {
 		pthread_mutex_lock(&vio->lock);
 		ok = vu_dispatch(&vio->dev);
@@ -397,7 +456,7 @@ static void *vio_device_main(void *arg)
 	struct vhost_io *vio = arg;
 	struct pollfd p[2 + VHOST_IO_QUEUES];
 	int qidx[2 + VHOST_IO_QUEUES];
-	uint64_t all = VHOST_IO_ENDED;
+	const uint64_t all = VHOST_IO_ENDED;
 	int n;
 
 	for (;;) {
@@ -418,11 +477,9 @@ static void *vio_device_main(void *arg)
 	atomic_store(&vio->ended, true);
 	pthread_mutex_lock(&vio->lock);
 	vhost_notify_end(vio->notify);
-	pthread_mutex_unlock(&vio->lock);
 	fuse_session_exit(vio->se);
-	if (write(vio->ready_fd, &all, sizeof(all)) < 0)
-		fuse_log(FUSE_LOG_ERR, "rnotifyfs: waking workers: %s\n",
-			 strerror(errno));
+	ready_add(vio, all);
+	pthread_mutex_unlock(&vio->lock);
 	return NULL;
 }
 
@@ -472,26 +529,66 @@ fail:
 	return NULL;
 }
 
+/*
+ * Gives se the hooks and an fd of its own on ready_fd, which
+ * fuse_session_destroy() closes. 0 or -errno.
+ */
+static int session_install(struct vhost_io *vio, struct fuse_session *se)
+{
+	int fd = fcntl(vio->ready_fd, F_DUPFD_CLOEXEC, 0);
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	err = fuse_session_custom_io(se, &vio_hooks, fd);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	pthread_mutex_lock(&vio->lock);
+	vio->se = se;
+	vio->initialised = false;
+	vio->closing = false;
+	/* The device is gone already: the new session ends at once. */
+	if (atomic_load(&vio->ended))
+		fuse_session_exit(se);
+	pthread_mutex_unlock(&vio->lock);
+	return 0;
+}
+
 int vhost_io_start(struct vhost_io *vio, struct fuse_session *se,
 		   struct fs *fs, struct session_io *sio)
 {
 	int err;
 
-	vio->se = se;
 	vio->fs = fs;
 	vio->sio = sio;
 	fs_set_session_state(fs, vio);
-	err = fuse_session_custom_io(se, &vio_hooks, vio->ready_fd);
+	err = session_install(vio, se);
 	if (err) {
 		fs_set_session_state(fs, NULL);
 		return err;
 	}
-	vio->given = true;	/* fuse_session_destroy() closes it */
 	err = pthread_create(&vio->thread, NULL, vio_device_main, vio);
 	if (err)
 		return -err;
 	vio->started = true;
 	return 0;
+}
+
+bool vhost_io_guest_ended(struct vhost_io *vio)
+{
+	bool closing;
+
+	pthread_mutex_lock(&vio->lock);
+	closing = vio->closing;
+	pthread_mutex_unlock(&vio->lock);
+	return closing && !atomic_load(&vio->ended);
+}
+
+int vhost_io_next_session(struct vhost_io *vio, struct fuse_session *se)
+{
+	return session_install(vio, se);
 }
 
 void vhost_io_stop(struct vhost_io *vio)
@@ -529,7 +626,7 @@ void vhost_io_free(struct vhost_io *vio)
 		vu_deinit(&vio->dev);
 	else if (vio->sock >= 0)
 		close(vio->sock);
-	if (vio->ready_fd >= 0 && !vio->given)
+	if (vio->ready_fd >= 0)
 		close(vio->ready_fd);
 	if (vio->stop_fd >= 0)
 		close(vio->stop_fd);
