@@ -23,6 +23,9 @@
  *   `lock`): the read hook hands it no more requests, a second INIT is
  *   left first on `waiting`, and the caller starts a new session
  *   (vhost_io_next_session()) that reads it, as virtiofsd starts over.
+ *   libfuse drops a request read once the session has exited, so a
+ *   DESTROY exits it only once answered; until then the session's other
+ *   workers wait on `closed`.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +43,7 @@
 #include <libvhost-user.h>
 #include <standard-headers/linux/virtio_config.h>
 
+#include "util/mono_wait.h"
 #include "util/unix_listen.h"
 #include "iov_copy.h"
 #include "rnotify_proto.h"
@@ -51,6 +55,7 @@
 /* The hiprio queue and the request queues QEMU may give us. */
 #define VHOST_IO_QUEUES 16
 #define VHOST_IO_ENDED (1ULL << 40)
+#define CLOSED_TICK_NS 10000000L
 
 
 struct vhost_io {
@@ -69,6 +74,7 @@ struct vhost_io {
 	pthread_mutex_t lock;
 	bool initialised;	/* lock: the session read its INIT */
 	bool closing;		/* lock: the guest ended the session */
+	pthread_cond_t closed;	/* lock: the closing session exited */
 	struct vhost_req *waiting, **waiting_tail;	/* lock */
 	struct vhost_req *inflight;			/* lock */
 };
@@ -201,6 +207,7 @@ static void session_close(struct vhost_io *vio)
 {
 	vio->closing = true;
 	fuse_session_exit(vio->se);
+	pthread_cond_broadcast(&vio->closed);
 }
 
 /*
@@ -251,9 +258,10 @@ static size_t req_take(struct vhost_io *vio, struct vhost_req *req,
 		vio->initialised = true;
 		vhost_notify_restart(vio->notify);
 	}
-	if (ih.opcode == FUSE_DESTROY) {
+	req->ends_session = ih.opcode == FUSE_DESTROY;
+	if (req->ends_session) {
 		fuse_log(FUSE_LOG_INFO, "rnotifyfs: the guest unmounted\n");
-		session_close(vio);
+		vio->closing = true;
 	}
 	if (ih.opcode == FUSE_FETCH_NOTIFY) {
 		vhost_notify_fetch(vio->notify, vio, req, buf, n,
@@ -273,6 +281,21 @@ static size_t req_take(struct vhost_io *vio, struct vhost_req *req,
 	return n;
 }
 
+/*
+ * Lock held. Until the closing session has exited: its DESTROY is
+ * answered, or the server stops it (which says nothing here: looked at
+ * every tick).
+ */
+static void closed_wait(struct vhost_io *vio)
+{
+	struct timespec t;
+
+	while (!fuse_session_exited(vio->se)) {
+		mono_deadline(&t, CLOSED_TICK_NS);
+		pthread_cond_timedwait(&vio->closed, &vio->lock, &t);
+	}
+}
+
 static ssize_t vio_read(int fd, void *buf, size_t len, void *userdata)
 {
 	struct vhost_io *vio = fs_session_state(userdata);
@@ -288,6 +311,7 @@ static ssize_t vio_read(int fd, void *buf, size_t len, void *userdata)
 		if (vio->closing) {
 			/* The count is the next session's. */
 			ready_add(vio, 1);
+			closed_wait(vio);
 			pthread_mutex_unlock(&vio->lock);
 			errno = EINTR;
 			return -1;
@@ -346,6 +370,7 @@ static ssize_t vio_writev(int fd, struct iovec *iov, int count,
 	struct vhost_req *req;
 	size_t len = iov_total(iov, count), room;
 	struct iovec err_iov = { &oh, sizeof(oh) };
+	bool ends_session;
 
 	if (count < 1 || iov[0].iov_len < sizeof(oh)) {
 		errno = EINVAL;
@@ -375,7 +400,10 @@ static ssize_t vio_writev(int fd, struct iovec *iov, int count,
 	}
 	if (len)
 		copy_to_iov(req->elem.in_sg, req->elem.in_num, iov, count);
+	ends_session = req->ends_session;
 	req_complete(vio, req, len);
+	if (ends_session)
+		session_close(vio);
 	pthread_mutex_unlock(&vio->lock);
 	return len;
 }
@@ -478,6 +506,7 @@ static void *vio_device_main(void *arg)
 	pthread_mutex_lock(&vio->lock);
 	vhost_notify_end(vio->notify);
 	fuse_session_exit(vio->se);
+	pthread_cond_broadcast(&vio->closed);
 	ready_add(vio, all);
 	pthread_mutex_unlock(&vio->lock);
 	return NULL;
@@ -492,6 +521,7 @@ struct vhost_io *vhost_io_accept(const char *socket_path, int listen_fd)
 		return NULL;
 	vio->sock = vio->ready_fd = vio->stop_fd = -1;
 	pthread_mutex_init(&vio->lock, NULL);
+	mono_cond_init(&vio->closed);
 	vio->waiting_tail = &vio->waiting;
 	vio->notify = vhost_notify_new(&vio->lock);
 	if (!vio->notify)
@@ -630,6 +660,7 @@ void vhost_io_free(struct vhost_io *vio)
 		close(vio->ready_fd);
 	if (vio->stop_fd >= 0)
 		close(vio->stop_fd);
+	pthread_cond_destroy(&vio->closed);
 	pthread_mutex_destroy(&vio->lock);
 	free(vio);
 }
