@@ -103,25 +103,31 @@ void fan_ignore_flush(struct fan_ignore *ig)
 	ig->nrecent = 0;
 }
 
-void fan_ignore_dir(struct fan_ignore *ig, int dir_fd, uint32_t gen)
+bool fan_ignore_wanted(const struct fan_ignore *ig, uint32_t gen)
 {
-	struct rn_id id;
 	unsigned int i;
 
 	if (!ig->on)
-		return;
+		return false;
 	for (i = 0; i < ig->nrecent; i++)
 		if (ig->recent[i] == gen)
-			return;
-	if (watch_fd_id(dir_fd, &id) < 0 || rn_id_equal(&id, &ig->root_parent))
-		return;
+			return false;
+	return true;
+}
+
+void fan_ignore_dir(struct fan_ignore *ig, int dir_fd, uint32_t gen)
+{
+	struct rn_id id;
+
 	if (ig->marks >= FAN_IGNORE_MAX)
 		fan_ignore_flush(ig);
 	/*
 	 * It may fail (out of memory): the directory's events then reach
 	 * the server, which drops them, as it did before.
 	 */
-	if (fan_ignore_mark(ig->fan_fd, dir_fd) == 0)
+	if (watch_fd_id(dir_fd, &id) == 0 &&
+	    !rn_id_equal(&id, &ig->root_parent) &&
+	    fan_ignore_mark(ig->fan_fd, dir_fd) == 0)
 		ig->marks++;
 	ig->recent[ig->next++ % FAN_IGNORE_RECENT] = gen;
 	if (ig->nrecent < FAN_IGNORE_RECENT)

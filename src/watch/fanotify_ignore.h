@@ -31,9 +31,12 @@ struct fan_ignore {
 void fan_ignore_init(struct fan_ignore *ig, int fan_fd, int root_fd);
 
 /*
- * dir_fd (O_PATH, not consumed), whose handle has gen, is outside the
- * export: mark it, unless it was marked during this read.
+ * Is a directory whose handle has gen, placed outside, to be marked? Not
+ * if the kernel takes no marks, nor if it was marked during this read.
  */
+bool fan_ignore_wanted(const struct fan_ignore *ig, uint32_t gen);
+
+/* Marks dir_fd (O_PATH, not consumed), whose handle has gen. */
 void fan_ignore_dir(struct fan_ignore *ig, int dir_fd, uint32_t gen);
 
 /* A new read of the group's fd starts: its bursts are new ones. */

@@ -246,15 +246,15 @@ static void fan_rename(struct fan_watch *w, const struct fan_record *rec,
 /* A directory placed outside: its next events are not to be made. */
 static void fan_ignore_fid(struct fan_watch *w, const struct fan_fid *fid)
 {
+	uint32_t gen = rn_handle_gen(fid->type, fid->handle, fid->len);
 	int fd;
 
-	if (!w->ignore.on)
+	if (!fan_ignore_wanted(&w->ignore, gen))
 		return;
 	fd = fan_scope_open(&w->scope, fid);
 	if (fd < 0)
 		return;
-	fan_ignore_dir(&w->ignore, fd,
-		       rn_handle_gen(fid->type, fid->handle, fid->len));
+	fan_ignore_dir(&w->ignore, fd, gen);
 	close(fd);
 }
 
