@@ -48,9 +48,11 @@ static bool check_watcher(const struct cli *cli)
 	if (!ok)
 		printf("host watcher:     none: %s\n", strerror(errno));
 	else if (!strcmp(watch_backend_name(w), "fanotify"))
-		printf("host watcher:     fanotify filesystem mark; the server's own changes are told apart by pid\n");
+		printf("host watcher:     %s; the server's own changes are told apart by pid\n",
+		       watch_describe(w));
 	else
-		printf("host watcher:     inotify, one watch per directory (fanotify was refused or not asked for); own changes are told apart by bracketing them\n");
+		printf("host watcher:     %s (fanotify was refused or not asked for); own changes are told apart by bracketing them\n",
+		       watch_describe(w));
 	if (watch_sees_all(w, wc.backing_fd, &check_cache_why))
 		check_cache_why = NULL;
 	watch_close(w);

@@ -355,9 +355,8 @@ struct delivery *delivery_start(struct delivery *d, struct session_io *sio,
 	}
 	all = watch_sees_all(d->watch, fs_backing_fd(d->fs), &why);
 	fs_cache_coherent(d->fs, all, why);
-	fuse_log(FUSE_LOG_DEBUG, "rnotifyfs: delivery: %s, watch: %s\n",
-		 d->send ? "protocol" : "replay",
-		 watch_backend_name(d->watch));
+	fuse_log(FUSE_LOG_INFO, "rnotifyfs: watch: %s; delivery: %s\n",
+		 watch_describe(d->watch), d->send ? "protocol" : "replay");
 	return d;
 }
 

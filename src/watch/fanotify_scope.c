@@ -129,8 +129,7 @@ void fan_scope_fini(struct fan_scope *s)
 	s->mount_fd = -1;
 }
 
-/* Opens the object of a handle as O_PATH: an fd, or a negative errno. */
-static int fan_scope_open(struct fan_scope *s, const struct fan_fid *fid)
+int fan_scope_open(struct fan_scope *s, const struct fan_fid *fid)
 {
 	int fd;
 
@@ -219,9 +218,9 @@ static bool fan_scope_handle(int fd, struct fan_scope_level *lv)
  * root, the top of its mount or a directory the cache has placed, and
  * caches the levels passed (the nearest FAN_SCOPE_CHAIN) with the answer.
  * FAN_UNKNOWN if a level could not be opened. A directory deeper than
- * the bound is taken as outside, and *placed is false: neither it nor
- * the levels passed are cached, as those nearer a cached directory or
- * the root may well be inside.
+ * the bound is not placed (*placed is false): neither it nor the levels
+ * passed are cached, as those nearer a cached directory or the root may
+ * well be inside.
  */
 static enum fan_place fan_scope_walk(struct fan_scope *s, int fd,
 				     const struct rn_id *id, bool *placed)
@@ -304,18 +303,14 @@ enum fan_place fan_scope_place(struct fan_scope *s, const struct fan_fid *fid,
 		}
 		place = fan_scope_walk(s, fd, id, &placed);
 		id->gen = rn_handle_gen(fid->type, fid->handle, fid->len);
-		if (place == FAN_UNKNOWN || !placed)
+		if (!placed)
+			return FAN_UNKNOWN;
+		if (place == FAN_UNKNOWN)
 			return place;
 	}
 	handle_cache_put(s->cache, fid->type, fid->handle, fid->len, id,
 			 place == FAN_INSIDE);
 	return place;
-}
-
-bool fan_scope_dir(struct fan_scope *s, const struct fan_fid *fid,
-		   struct rn_id *id)
-{
-	return fan_scope_place(s, fid, id) == FAN_INSIDE;
 }
 
 /*

@@ -18,7 +18,7 @@ enum fan_place {
 	FAN_OUTSIDE,
 	FAN_INSIDE,
 	FAN_GONE,	/* removed, and the client never saw it */
-	FAN_UNKNOWN,	/* could not tell (out of fds, memory...) */
+	FAN_UNKNOWN,	/* could not tell (out of fds, memory, too deep) */
 };
 
 struct fan_scope_level;
@@ -39,11 +39,13 @@ struct fan_scope {
 int fan_scope_init(struct fan_scope *s, const struct watch_config *cfg);
 void fan_scope_fini(struct fan_scope *s);
 
-/* True, with *id, if fid names a directory in the export (or its root). */
-bool fan_scope_dir(struct fan_scope *s, const struct fan_fid *fid,
-		   struct rn_id *id);
+/* Opens the object of a handle as O_PATH: an fd, or a negative errno. */
+int fan_scope_open(struct fan_scope *s, const struct fan_fid *fid);
 
-/* The same, told apart from the cases where it is not known. */
+/*
+ * Where fid's directory is, with *id: FAN_INSIDE if in the export (or its
+ * root).
+ */
 enum fan_place fan_scope_place(struct fan_scope *s, const struct fan_fid *fid,
 			       struct rn_id *id);
 

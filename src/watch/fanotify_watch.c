@@ -4,7 +4,9 @@
  * file system, reporting directory handle + name, the target's handle and
  * the changer's pid. Records are decoded by fanotify_decode.c, filtered
  * (own pid first: it is free; then the export scope, fanotify_scope.c) and
- * turned into normalised events in host order.
+ * turned into normalised events in host order. A directory placed outside
+ * the export gets an ignore mark, so that its next events are not made
+ * at all (fanotify_ignore.c).
  *
  * The kernel may merge several events on the same object and name into
  * one record (mask bits OR-ed); such a record is emitted in the fixed
@@ -23,6 +25,7 @@
 #include <unistd.h>
 
 #include "fanotify_decode.h"
+#include "fanotify_ignore.h"
 #include "fanotify_scope.h"
 #include "watch_backend.h"
 
@@ -57,6 +60,7 @@ struct fan_watch {
 	pid_t pid;		/* getpid() at open */
 	pid_t pid_now;		/* getpid() at the first read */
 	struct fan_scope scope;
+	struct fan_ignore ignore;
 	unsigned int obj_skip;	/* kinds whose object gets only its gen */
 	watch_emit_fn emit;
 	void *arg;
@@ -95,6 +99,7 @@ struct fan_watch *fan_watch_open(const struct watch_config *cfg)
 		err = errno;
 		goto fail_fd;
 	}
+	fan_ignore_init(&w->ignore, w->fd, cfg->backing_fd);
 	return w;
 fail_fd:
 	close(w->fd);
@@ -118,6 +123,11 @@ void fan_watch_close(struct fan_watch *w)
 int fan_watch_fd(const struct fan_watch *w)
 {
 	return w->fd;
+}
+
+bool fan_watch_ignores(const struct fan_watch *w)
+{
+	return w->ignore.on;
 }
 
 void fan_watch_objects(struct fan_watch *w, unsigned int skip_kinds,
@@ -193,9 +203,16 @@ static void fan_rename(struct fan_watch *w, const struct fan_record *rec,
 
 	was = fan_scope_place(&w->scope, &rec->old, &ev->dir);
 	is = fan_scope_place(&w->scope, &rec->new, &ev->dir2);
-	/* Only a directory's move can change what is inside. */
-	if (ev->isdir)
+	/*
+	 * Only a directory's move can change what is inside, and one that
+	 * may have come in may have brought ignore marks with it.
+	 */
+	if (ev->isdir) {
 		fan_scope_moved(&w->scope, was, is);
+		if ((is == FAN_INSIDE && was != FAN_INSIDE) ||
+		    is == FAN_UNKNOWN)
+			fan_ignore_flush(&w->ignore);
+	}
 	from = was == FAN_INSIDE;
 	to = is == FAN_INSIDE;
 	if (!rec->old.name || !rec->new.name)
@@ -226,6 +243,21 @@ static void fan_rename(struct fan_watch *w, const struct fan_record *rec,
 	}
 }
 
+/* A directory placed outside: its next events are not to be made. */
+static void fan_ignore_fid(struct fan_watch *w, const struct fan_fid *fid)
+{
+	uint32_t gen = rn_handle_gen(fid->type, fid->handle, fid->len);
+	int fd;
+
+	if (!fan_ignore_wanted(&w->ignore, gen))
+		return;
+	fd = fan_scope_open(&w->scope, fid);
+	if (fd < 0)
+		return;
+	fan_ignore_dir(&w->ignore, fd, gen);
+	close(fd);
+}
+
 /*
  * Fills dir/name/obj of a non-rename record; false if it is outside.
  * A "." name means the event is on the directory itself; an event on the
@@ -243,8 +275,15 @@ static bool fan_place(struct fan_watch *w, const struct fan_record *rec,
 	 * the export root's are inside too: whatever is reported from a
 	 * directory outside is outside, and costs no lookup.
 	 */
-	if (!fan_scope_dir(&w->scope, &rec->dfid, &dir))
+	switch (fan_scope_place(&w->scope, &rec->dfid, &dir)) {
+	case FAN_INSIDE:
+		break;
+	case FAN_OUTSIDE:
+		fan_ignore_fid(w, &rec->dfid);
 		return false;
+	default:
+		return false;
+	}
 	if (self_dir) {
 		ev->obj = dir;
 		return true;
@@ -286,8 +325,9 @@ static void fan_record_emit(struct fan_watch *w, const struct fan_record *rec)
 		return;
 	memset(&ev, 0, sizeof(ev));
 	if (rec->mask & FAN_Q_OVERFLOW) {
-		/* A lost directory move would leave stale answers. */
+		/* A lost directory move would leave stale answers, and marks. */
 		fan_scope_lost(&w->scope);
+		fan_ignore_flush(&w->ignore);
 		fan_emit(w, &ev, RN_EV_OVERFLOW);
 		return;
 	}
@@ -341,6 +381,7 @@ int fan_watch_read(struct fan_watch *w, watch_emit_fn emit, void *arg)
 	/* Threads read, and a fork leaves them behind: the pid stays. */
 	if (!w->pid_now)
 		w->pid_now = getpid();
+	fan_ignore_read_start(&w->ignore);
 	for (i = 0; i < FAN_READS_PER_CALL; i++) {
 		n = read(w->fd, w->buf, sizeof(w->buf));
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))

@@ -111,6 +111,15 @@ const char *watch_backend_name(const struct watch *w)
 	return w->fan ? "fanotify" : "inotify";
 }
 
+const char *watch_describe(const struct watch *w)
+{
+	if (!w->fan)
+		return "inotify, one watch per directory";
+	if (fan_watch_ignores(w->fan))
+		return "fanotify filesystem mark; a directory outside the export is ignored in the kernel once its first event is read (evictable ignore marks)";
+	return "fanotify filesystem mark; every change on the file system is read (this kernel takes no evictable ignore marks: Linux 6.0 or later does)";
+}
+
 bool watch_keeps_unread(const struct watch *w)
 {
 	return w->fan;

@@ -57,6 +57,12 @@ void watch_close(struct watch *w);
 const char *watch_backend_name(const struct watch *w);
 
 /*
+ * The same in a phrase for --check and the log, starting with the
+ * backend's name: what is marked, and what the host pays for.
+ */
+const char *watch_describe(const struct watch *w);
+
+/*
  * Does the host keep the events not read yet, however many (fanotify's
  * FAN_UNLIMITED_QUEUE, until its memory runs out: then an overflow)?
  * inotify's queue is bounded: its reader had better read.

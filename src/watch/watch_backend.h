@@ -6,6 +6,8 @@
 #ifndef RNOTIFY_WATCH_WATCH_BACKEND_H
 #define RNOTIFY_WATCH_WATCH_BACKEND_H
 
+#include <stdbool.h>
+
 #include "watch.h"
 
 struct fan_watch;
@@ -15,6 +17,8 @@ struct inotify_watch;
 struct fan_watch *fan_watch_open(const struct watch_config *cfg);
 void fan_watch_close(struct fan_watch *w);
 int fan_watch_fd(const struct fan_watch *w);
+/* Are directories outside the export ignored in the kernel? */
+bool fan_watch_ignores(const struct fan_watch *w);
 /* As watch_read(): the number emitted, or a negative errno. */
 int fan_watch_read(struct fan_watch *w, watch_emit_fn emit, void *arg);
 void fan_watch_objects(struct fan_watch *w, unsigned int skip_kinds,

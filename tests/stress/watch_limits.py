@@ -62,10 +62,12 @@ def knobs_zero(chk, *paths):
 
 
 def said(m):
-    """The server's log but its start-up line on cache lifetimes
-    (cache_policy.c), which every start writes."""
+    """The server's log but its start-up lines on cache lifetimes
+    (cache_policy.c) and on the watch (delivery.c), which every start
+    writes."""
     return "".join(ln for ln in m.server_log().splitlines(keepends=True)
-                   if not ln.startswith("rnotifyfs: caches: "))
+                   if not ln.startswith(("rnotifyfs: caches: ",
+                                         "rnotifyfs: watch: ")))
 
 
 def log_lines(m, word):

@@ -8,7 +8,11 @@
  * next step's first check catches any extra event. The parent's own
  * changes (same pid; for inotify bracketed with watch_own_change) and
  * changes outside the export must produce nothing. A sentinel create ends
- * the run. Waits are poll() with a bound, never a sleep.
+ * the run. Waits are poll() with a bound, never a sleep. The tree is on a
+ * tmpfs of the test's own, in a mount namespace of its own: on a shared
+ * file system another process's link count change (a link(), an unlink
+ * of a file with several links) is a fanotify event this watch emits,
+ * as it has no consumer to say which objects it holds.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -339,8 +345,9 @@ static void run_backend(enum watch_backend backend, const char *be)
 	char name[128];
 	struct watch *w;
 
-	if (scratch_make("rnwatch") || mkdir(scratch("exp"), 0755) ||
-	    mkdir(scratch("out"), 0755))
+	if (scratch_make("rnwatch") ||
+	    mount("rnwatch", scratch(""), "tmpfs", 0, "size=4m") ||
+	    mkdir(scratch("exp"), 0755) || mkdir(scratch("out"), 0755))
 		exit(2);
 	cfg.backing_fd = open(scratch("exp"), O_PATH | O_DIRECTORY | O_CLOEXEC);
 	w = watch_open(&cfg);
@@ -351,6 +358,7 @@ static void run_backend(enum watch_backend backend, const char *be)
 		watch_close(w);
 	}
 	close(cfg.backing_fd);
+	umount2(scratch(""), MNT_DETACH);
 	scratch_remove();
 }
 
@@ -358,7 +366,8 @@ int main(void)
 {
 	struct watch_config bad = { .backing_fd = -1 };
 
-	if (pipe(in_pipe) || pipe(ack_pipe))
+	if (pipe(in_pipe) || pipe(ack_pipe) || unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
 		return 2;
 	CHECK("watch_open rejects a bad fd", !watch_open(&bad) &&
 	      errno == EINVAL);
