@@ -224,6 +224,8 @@ static void run_native(const char *dir, int n)
 	if (!pid) {
 		int req[2];
 
+		close(go[1]);
+		close(done[0]);
 		pin(0);
 		while (read(go[0], req, sizeof(req)) == sizeof(req)) {
 			t0 = native_change(dir, req[0], req[1]);
