@@ -7,9 +7,9 @@
 #            (/bin/rnotifyfs --agent) replaying the host's changes
 # Run by init (rnotify.vfslat=ROUNDS,N; kernel/run-virtiofs-tests
 # --bench-lat) or init-agent (kernel/run-virtiofs-agent-tests
-# --bench-lat). Each round runs both back to back, each in a fresh
-# directory, native first in odd rounds and last in even ones. Prints
-# vfs_lat's lines, then "VFSLAT-END".
+# --bench-lat). Each round is one vfs_lat run (native and remote changes
+# in pairs) in fresh directories. Prints vfs_lat's lines, then
+# "VFSLAT-END".
 kind=$1
 rounds=$2
 n=$3
@@ -29,19 +29,9 @@ if [ "$kind" = agent ]; then
 fi
 r=1
 while [ "$r" -le "$rounds" ]; do
-	if [ $((r % 2)) = 1 ]; then order="native remote"; else order="remote native"; fi
-	for mode in $order; do
-		case $mode in
-		native)
-			mkdir /tmp/native/l$r &&
-				/bench/vfs_lat "$r" native /tmp/native/l$r "$n"
-			rm -rf /tmp/native/l$r ;;
-		remote)
-			mkdir /mnt/ours/l$r &&
-				/bench/vfs_lat "$r" remote /mnt/ours l$r ours "$n"
-			rm -rf /mnt/ours/l$r ;;
-		esac
-	done
+	mkdir /tmp/native/l$r /mnt/ours/l$r &&
+		/bench/vfs_lat "$r" /tmp/native/l$r /mnt/ours l$r ours "$n"
+	rm -rf /tmp/native/l$r /mnt/ours/l$r
 	r=$((r + 1))
 done
 [ -z "$agent" ] || { kill "$agent"; wait "$agent"; }

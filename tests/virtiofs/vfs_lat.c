@@ -5,18 +5,20 @@
  * inotify on a local directory of the same guest (bench/lat.c's figure,
  * across the VM boundary).
  *
- *   vfs_lat ROUND native DIR N            a guest writer changes DIR
- *   vfs_lat ROUND remote MOUNT REL TAG N  the host changes REL in export
- *                                         TAG (host_cmd, guest_cmd.h),
- *                                         watched at MOUNT/REL
+ *   vfs_lat ROUND NATIVEDIR MOUNT REL TAG N
  *
  * N creates, then N appends of one byte, N renames, N unlinks of files
  * f<i> (renamed to g<i>), one at a time, each waited for (2 s, or it
- * counts as lost). Prints "VFSLAT ROUND mode op n lost p50 p99 max", in
- * time stamp counter cycles.
+ * counts as lost), in pairs: a guest writer makes the change in
+ * NATIVEDIR, the host makes it in REL of export TAG (host_cmd,
+ * guest_cmd.h), watched at MOUNT/REL; which goes first alternates. The
+ * pairs put both sides under the same load from the machine's other
+ * work, which here moves a guest's latencies by ten times within
+ * seconds. Prints "VFSLAT ROUND mode op n lost p50 p99 max" (modes
+ * native and remote), in time stamp counter cycles.
  *
  * The clock: under qemu TCG a guest's rdtsc returns the host's counter
- * less a constant (qemu's cpu_get_ticks(): the host's rdtsc plus an
+ * plus a constant (qemu's cpu_get_ticks(): the host's rdtsc plus an
  * offset set when the VM starts), so one counter times both sides once
  * the constant is known. host_cmd reads the counter just before it makes
  * the change and sends it back; the guest reads it just before it sends
@@ -28,8 +30,8 @@
  * the run fails: "VFSLAT-CLOCK ROUND lo hi" says how wide the interval
  * was, and every remote figure is uncertain by half of it.
  *
- * The watcher runs on the guest's second CPU in both modes, the native
- * writer on the first (bench/lat.c says why).
+ * The watcher runs on the guest's second CPU, the native writer on the
+ * first (bench/lat.c says why).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -109,25 +111,31 @@ static long ms_now(void)
 	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* An inotify descriptor and what was read from it but not yet used. */
+struct watcher {
+	int fd;
+	size_t have, at;
+	char buf[8192] __attribute__((aligned(8)));
+};
+
 /*
  * Reads events until OP's on <prefix><i>: the counter when read(2)
  * handed it over, or 0 if it did not come within TIMEOUT_MS.
  */
-static uint64_t wait_event(int ifd, const struct lat_op *op, int i)
+static uint64_t wait_event(struct watcher *w, const struct lat_op *op,
+			   int i)
 {
-	static char buf[8192] __attribute__((aligned(8)));
-	static size_t have, at;
 	char want[32];
-	struct pollfd p = { .fd = ifd, .events = POLLIN };
+	struct pollfd p = { .fd = w->fd, .events = POLLIN };
 	long deadline = ms_now() + TIMEOUT_MS, left;
 
 	snprintf(want, sizeof(want), "%c%d", op->prefix, i);
 	for (;;) {
-		while (at < have) {
-			struct inotify_event *ev = (void *)(buf + at);
+		while (w->at < w->have) {
+			struct inotify_event *ev = (void *)(w->buf + w->at);
 			uint64_t now = __rdtsc();
 
-			at += sizeof(*ev) + ev->len;
+			w->at += sizeof(*ev) + ev->len;
 			if ((ev->mask & op->mask) && ev->len &&
 			    !strcmp(ev->name, want))
 				return now;
@@ -135,12 +143,12 @@ static uint64_t wait_event(int ifd, const struct lat_op *op, int i)
 		left = deadline - ms_now();
 		if (left <= 0 || poll(&p, 1, left) <= 0)
 			return 0;
-		ssize_t n = read(ifd, buf, sizeof(buf));
+		ssize_t n = read(w->fd, w->buf, sizeof(w->buf));
 
 		if (n <= 0)
 			return 0;
-		have = n;
-		at = 0;
+		w->have = n;
+		w->at = 0;
 	}
 }
 
@@ -166,14 +174,12 @@ static void print_op(const char *mode, const char *label, uint64_t *v,
 	fflush(stdout);
 }
 
-static int watch(const char *dir)
+static void watch(struct watcher *w, const char *dir)
 {
-	int ifd = inotify_init1(IN_CLOEXEC);
-
-	if (ifd < 0 || inotify_add_watch(ifd, dir, IN_CREATE | IN_MODIFY |
-					 IN_MOVED_TO | IN_DELETE) < 0)
+	w->fd = inotify_init1(IN_CLOEXEC);
+	if (w->fd < 0 || inotify_add_watch(w->fd, dir, IN_CREATE | IN_MODIFY |
+					   IN_MOVED_TO | IN_DELETE) < 0)
 		die("inotify on", dir);
-	return ifd;
 }
 
 /* The native writer's change; returns the counter read just before it. */
@@ -210,54 +216,67 @@ static uint64_t native_change(const char *dir, int op, int i)
 	return t;
 }
 
-static void run_native(const char *dir, int n)
-{
-	int go[2], done[2], ifd = watch(dir), got, status;
-	uint64_t *v = calloc(n, sizeof(*v)), t0, t1;
+/* The native writer: a child on the first CPU, in lock step with us. */
+struct writer {
 	pid_t pid;
+	int go, done;
+};
 
-	if (!v || pipe(go) || pipe(done))
-		die("setup", "");
-	pid = fork();
-	if (pid < 0)
+static void writer_start(struct writer *wr, const char *dir)
+{
+	int go[2], done[2];
+
+	if (pipe(go) || pipe(done))
+		die("pipe", "");
+	wr->pid = fork();
+	if (wr->pid < 0)
 		die("fork", "");
-	if (!pid) {
+	if (!wr->pid) {
 		int req[2];
+		uint64_t t;
 
 		close(go[1]);
 		close(done[0]);
 		pin(0);
 		while (read(go[0], req, sizeof(req)) == sizeof(req)) {
-			t0 = native_change(dir, req[0], req[1]);
-			if (write(done[1], &t0, sizeof(t0)) != sizeof(t0))
+			t = native_change(dir, req[0], req[1]);
+			if (write(done[1], &t, sizeof(t)) != sizeof(t))
 				_exit(1);
 		}
 		_exit(0);
 	}
-	pin(1);
 	close(go[0]);
 	close(done[1]);
-	for (size_t k = 0; k < N_OPS; k++) {
-		got = 0;
-		for (int i = 0; i < n; i++) {
-			int req[2] = { k, i };
+	wr->go = go[1];
+	wr->done = done[0];
+}
 
-			if (write(go[1], req, sizeof(req)) != sizeof(req))
-				die("writer gone", "");
-			t1 = wait_event(ifd, &ops[k], i);
-			if (read(done[0], &t0, sizeof(t0)) != sizeof(t0))
-				die("writer failed", "");
-			if (t1)
-				v[got++] = t1 > t0 ? t1 - t0 : 0;
-		}
-		print_op("native", ops[k].label, v, got, n - got);
-	}
-	close(go[1]);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+static void writer_stop(struct writer *wr)
+{
+	int status;
+
+	close(wr->go);
+	if (waitpid(wr->pid, &status, 0) != wr->pid || !WIFEXITED(status) ||
 	    WEXITSTATUS(status))
 		die("writer failed", "");
-	close(ifd);
-	free(v);
+	close(wr->done);
+}
+
+/* One native change: its latency in cycles, or 0 if its event was lost. */
+static uint64_t native_one(struct writer *wr, struct watcher *w, int k,
+			   int i)
+{
+	int req[2] = { k, i };
+	uint64_t t0, t1;
+
+	if (write(wr->go, req, sizeof(req)) != sizeof(req))
+		die("writer gone", "");
+	t1 = wait_event(w, &ops[k], i);
+	if (read(wr->done, &t0, sizeof(t0)) != sizeof(t0))
+		die("writer failed", "");
+	if (!t1)
+		return 0;
+	return t1 > t0 ? t1 - t0 : 1;
 }
 
 /* The offset's bounds: host counter - guest counter lies in [lo, hi]. */
@@ -291,21 +310,21 @@ static void ping(struct bounds *b)
  * The host's first changes: until one makes an event (a guest agent may
  * still be starting), so that the run times delivery, not a start.
  */
-static void warm_up(int ifd, const char *dir, const char *tag)
+static void warm_up(struct watcher *w, const char *rel, const char *tag)
 {
 	static const struct lat_op create = { "create", IN_CREATE, 'w' };
 	uint64_t host;
 
 	for (int i = 0; i < WARMUP_TRIES; i++) {
-		int id = host_cmd_send("create %s %s/w%d", tag, dir, i);
-		uint64_t seen = wait_event(ifd, &create, i);
+		int id = host_cmd_send("create %s %s/w%d", tag, rel, i);
+		uint64_t seen = wait_event(w, &create, i);
 
 		if (host_cmd_wait(id, &host))
-			die("host create in", dir);
+			die("host create in", rel);
 		if (seen)
 			return;
 	}
-	die("no event for the host's changes in", dir);
+	die("no event for the host's changes in", rel);
 }
 
 /* The host's change for ops[k] (rename: the new name is added). */
@@ -314,43 +333,31 @@ static const char *const host_ops[] = {
 	"unlink %s %s/g%d",
 };
 
-static void run_remote(const char *mnt, const char *rel, const char *tag,
-		       int n)
+/* One remote change, its times in *x; the exchange narrows *b. */
+static void remote_one(struct watcher *w, const char *rel, const char *tag,
+		       int k, int i, struct sample *x, struct bounds *b)
 {
-	char dir[PATH_MAX], req[PATH_MAX];
-	struct bounds before = { INT64_MIN, INT64_MAX }, after, all;
-	struct sample *s = calloc(N_OPS * n, sizeof(*s));
-	uint64_t *v = calloc(n, sizeof(*v));
-	int ifd;
+	char req[PATH_MAX];
+	int id;
 
-	snprintf(dir, sizeof(dir), "%s/%s", mnt, rel);
-	if (!s || !v)
-		die("out of memory", "");
-	pin(1);
-	ifd = watch(dir);
-	warm_up(ifd, rel, tag);
-	ping(&before);
-	all = before;
-	for (size_t k = 0; k < N_OPS; k++) {
-		for (int i = 0; i < n; i++) {
-			struct sample *x = &s[k * n + i];
-			int id;
+	snprintf(req, sizeof(req), host_ops[k], tag, rel, i);
+	if (k == 2)
+		snprintf(req + strlen(req), sizeof(req) - strlen(req),
+			 " %s/g%d", rel, i);
+	x->asked = __rdtsc();
+	id = host_cmd_send("%s", req);
+	x->read = wait_event(w, &ops[k], i);
+	if (host_cmd_wait(id, &x->host))
+		die("host change in", rel);
+	bound(b, x->asked, x->host, __rdtsc());
+}
 
-			snprintf(req, sizeof(req), host_ops[k], tag, rel, i);
-			if (k == 2)
-				snprintf(req + strlen(req),
-					 sizeof(req) - strlen(req),
-					 " %s/g%d", rel, i);
-			x->asked = __rdtsc();
-			id = host_cmd_send("%s", req);
-			x->read = wait_event(ifd, &ops[k], i);
-			if (host_cmd_wait(id, &x->host))
-				die("host change in", dir);
-			bound(&all, x->asked, x->host, __rdtsc());
-		}
-	}
-	after = (struct bounds){ INT64_MIN, INT64_MAX };
-	ping(&after);
+/*
+ * The offset both sets of pings and every change allow: the run fails if
+ * there is none.
+ */
+static int64_t offset_of(struct bounds all, struct bounds after)
+{
 	if (after.lo > all.hi || after.hi < all.lo) {
 		printf("VFSLAT-FAIL %s clock: the offset moved: [%" PRId64
 		       ", %" PRId64 "] before and during, [%" PRId64 ", %"
@@ -362,43 +369,81 @@ static void run_remote(const char *mnt, const char *rel, const char *tag,
 	all.hi = after.hi < all.hi ? after.hi : all.hi;
 	printf("VFSLAT-CLOCK %s %" PRId64 " %" PRId64 "\n", round_label,
 	       all.lo, all.hi);
+	return all.lo + (all.hi - all.lo) / 2;
+}
 
-	int64_t offset = all.lo + (all.hi - all.lo) / 2;
+static void run(const char *native_dir, const char *mnt, const char *rel,
+		const char *tag, int n)
+{
+	static struct watcher local, remote;
+	struct bounds all = { INT64_MIN, INT64_MAX };
+	struct bounds after = { INT64_MIN, INT64_MAX };
+	struct sample *s = calloc(N_OPS * n, sizeof(*s));
+	uint64_t *v = calloc(N_OPS * n, sizeof(*v));
+	char dir[PATH_MAX];
+	struct writer wr;
+	int64_t offset;
 
+	snprintf(dir, sizeof(dir), "%s/%s", mnt, rel);
+	if (!s || !v)
+		die("out of memory", "");
+	watch(&local, native_dir);
+	watch(&remote, dir);
+	writer_start(&wr, native_dir);
+	pin(1);
+	warm_up(&remote, rel, tag);
+	ping(&all);
 	for (size_t k = 0; k < N_OPS; k++) {
+		for (int i = 0; i < n; i++) {
+			struct sample *x = &s[k * n + i];
+
+			if (i % 2)
+				remote_one(&remote, rel, tag, k, i, x, &all);
+			v[k * n + i] = native_one(&wr, &local, k, i);
+			if (!(i % 2))
+				remote_one(&remote, rel, tag, k, i, x, &all);
+		}
+	}
+	writer_stop(&wr);
+	ping(&after);
+	offset = offset_of(all, after);
+	for (size_t k = 0; k < N_OPS; k++) {
+		uint64_t *lat = v + k * n;
+		int got = 0;
+
+		for (int i = 0; i < n; i++)
+			if (lat[i])
+				lat[got++] = lat[i];
+		print_op("native", ops[k].label, lat, got, n - got);
+	}
+	for (size_t k = 0; k < N_OPS; k++) {
+		uint64_t *lat = v + k * n;
 		int got = 0;
 
 		for (int i = 0; i < n; i++) {
 			struct sample *x = &s[k * n + i];
-			int64_t lat = (int64_t)(x->read - x->host) + offset;
+			int64_t l = (int64_t)(x->read - x->host) + offset;
 
 			if (x->read)
-				v[got++] = lat > 0 ? lat : 0;
+				lat[got++] = l > 0 ? l : 0;
 		}
-		print_op("remote", ops[k].label, v, got, n - got);
+		print_op("remote", ops[k].label, lat, got, n - got);
 	}
-	close(ifd);
 	free(s);
 	free(v);
 }
 
 int main(int argc, char **argv)
 {
-	int n;
+	int n = argc == 7 ? atoi(argv[6]) : 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	round_label = argc > 1 ? argv[1] : "?";
-	if (argc == 5 && !strcmp(argv[2], "native") &&
-	    (n = atoi(argv[4])) > 0) {
-		run_native(argv[3], n);
-		return 0;
+	if (n <= 0) {
+		fprintf(stderr,
+			"usage: vfs_lat ROUND NATIVEDIR MOUNT REL TAG N\n");
+		return 2;
 	}
-	if (argc == 7 && !strcmp(argv[2], "remote") &&
-	    (n = atoi(argv[6])) > 0) {
-		run_remote(argv[3], argv[4], argv[5], n);
-		return 0;
-	}
-	fprintf(stderr, "usage: vfs_lat ROUND native DIR N\n"
-		"       vfs_lat ROUND remote MOUNT REL TAG N\n");
-	return 2;
+	round_label = argv[1];
+	run(argv[2], argv[3], argv[4], argv[5], n);
+	return 0;
 }
