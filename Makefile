@@ -20,6 +20,8 @@ ifneq ($(wildcard $(VHOST_DIR)/lib/libvhost-user.a),)
 LIB_SRC := $(filter-out src/session/vhost_none.c,$(LIB_SRC))
 CPPFLAGS += -I$(VHOST_DIR)/include
 LDLIBS += $(VHOST_DIR)/lib/libvhost-user.a
+# kernel/run-virtiofs-tests' backend of crafted notifications.
+VHOST_TEST_BIN := $(B)/tests/frame_server
 else
 LIB_SRC := $(filter-out src/session/vhost_io.c src/session/vhost_notify.c,$(LIB_SRC))
 endif
@@ -35,7 +37,7 @@ E2E_SRC := $(wildcard tests/e2e/t_*.c)
 E2E_BIN := $(E2E_SRC:tests/e2e/%.c=$(B)/tests/%)
 
 .PHONY: all test asan clean
-all: $(B)/rnotifyfs $(UNIT_BIN) $(E2E_BIN)
+all: $(B)/rnotifyfs $(UNIT_BIN) $(E2E_BIN) $(VHOST_TEST_BIN)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -57,6 +59,11 @@ $(B)/tests/t_%: $(B)/tests/e2e/t_%.o $(TESTLIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+$(B)/tests/frame_server: $(B)/tests/virtiofs/frame_server.o \
+			 $(B)/librnotify.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 test: all
 	tests/run-all $(B)
 
@@ -73,5 +80,6 @@ include install.mk
 
 -include $(LIB_OBJ:.o=.d) $(B)/src/daemon/main.d $(TESTLIB_OBJ:.o=.d) \
 	 $(PEER_OBJ:.o=.d)
--include $(E2E_BIN:$(B)/tests/%=$(B)/tests/e2e/%.d)
+-include $(E2E_BIN:$(B)/tests/%=$(B)/tests/e2e/%.d) \
+	 $(B)/tests/virtiofs/frame_server.d
 -include $(UNIT_BIN:$(B)/tests/%=$(B)/tests/unit/%.d)

@@ -49,6 +49,10 @@ struct server {
 	pthread_t loop_thread;
 	struct watchdog *watchdog;
 	struct vhost_io *vio;	/* virtiofs mode's transport, once started */
+	/* virtiofs mode: se changes with each mount of the guest's. */
+	pthread_mutex_t se_lock;	/* se, stopping; the stopper's */
+	bool stopping;
+	struct fuse_session *retired;	/* the guest's mount before se's */
 };
 
 /*
@@ -336,9 +340,64 @@ static void *vhost_stopper_main(void *arg)
 	int sig;
 
 	sigwait(&s->stop_signals, &sig);
+	pthread_mutex_lock(&s->se_lock);
+	s->stopping = true;
 	fuse_session_exit(s->se);
+	pthread_mutex_unlock(&s->se_lock);
 	pthread_kill(s->loop_thread, SIGUSR1);
 	return NULL;
+}
+
+/*
+ * A session for one mount of the guest's: fuse_session_new() consumes
+ * the options it parses, so each gets a copy of them.
+ */
+static struct fuse_session *vhost_session_new(struct server *s)
+{
+	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
+	struct fuse_session *se = NULL;
+	int i;
+
+	for (i = 0; i < s->cli.args.argc; i++)
+		if (fuse_opt_add_arg(&args, s->cli.args.argv[i]))
+			goto out;
+	se = fuse_session_new(&args, fs_ops(), sizeof(*fs_ops()), s->fs);
+out:
+	fuse_opt_free_args(&args);
+	return se;
+}
+
+/*
+ * The guest unmounted, or rebooted: its next mount is a new session on
+ * the same device, delivery and file system (virtiofsd's answer to a
+ * second INIT). The old session is kept until the next one is replaced:
+ * a delivery thread may still be inside a notification through it (fs
+ * reads its session without a lock). 0, or 1 if the server stops.
+ */
+static int vhost_next_session(struct server *s)
+{
+	struct fuse_session *se = vhost_session_new(s);
+	bool stopping;
+	int err;
+
+	if (!se)
+		return 1;
+	err = vhost_io_next_session(s->vio, se);
+	if (err) {
+		fuse_log(FUSE_LOG_ERR, "rnotifyfs: a new session: %s\n",
+			 strerror(-err));
+		fuse_session_destroy(se);
+		return 1;
+	}
+	if (s->retired)
+		fuse_session_destroy(s->retired);
+	pthread_mutex_lock(&s->se_lock);
+	s->retired = s->se;
+	s->se = se;
+	stopping = s->stopping;
+	pthread_mutex_unlock(&s->se_lock);
+	fs_set_session(s->fs, se);
+	return stopping;
 }
 
 /*
@@ -383,7 +442,9 @@ static int vhost_serve_session(struct server *s, struct delivery *d)
 	if (s->cli.thread_pool > 0 &&
 	    (unsigned int)s->cli.thread_pool < workers)
 		workers = s->cli.thread_pool;
-	ret = run_loop(s, workers);
+	do {
+		ret = run_loop(s, workers);
+	} while (!ret && vhost_io_guest_ended(s->vio) && !vhost_next_session(s));
 	pthread_kill(s->stopper, SIGTERM);
 	pthread_join(s->stopper, NULL);
 	if (ret == SERVE_LOOP_STUCK) {
@@ -497,8 +558,8 @@ static int vhost_serve(struct server *s)
 			 strerror(errno));
 		goto out_delivery;
 	}
-	s->se = fuse_session_new(&s->cli.args, fs_ops(), sizeof(*fs_ops()),
-				 s->fs);
+	pthread_mutex_init(&s->se_lock, NULL);
+	s->se = vhost_session_new(s);
 	if (!s->se)
 		goto out_vio;
 	fs_set_session(s->fs, s->se);
@@ -524,6 +585,8 @@ static int vhost_serve(struct server *s)
 out_session:
 	fs_set_session(s->fs, NULL);
 	fuse_session_destroy(s->se);
+	if (s->retired)
+		fuse_session_destroy(s->retired);
 out_vio:
 	vhost_io_free(vio);
 out_delivery:

@@ -2,7 +2,8 @@
 /*
  * Directory ops: opendir, readdir, readdirplus, releasedir, fsyncdir.
  * fi->fh points to a struct fs_dir owned by the open directory until
- * releasedir.
+ * releasedir; fs->dirs lists them, so that the file system closes those
+ * whose releasedir never came when it is destroyed.
  *
  * readdirplus gives the kernel a reference to each entry but "." and
  * "..", and records the names shown; an entry that no longer fits in the
@@ -42,6 +43,7 @@
 struct fs_dir {
 	pthread_mutex_t lock;
 	struct dir_stream *entries;
+	struct fs_list link;	/* fs->dirs_lock */
 };
 
 static struct fs_dir *dir_of(struct fuse_file_info *fi)
@@ -83,11 +85,17 @@ static struct fs_dir *dir_open(fuse_req_t req, struct fs_inode *in)
 		return NULL;
 	}
 	pthread_mutex_init(&d->lock, NULL);
+	pthread_mutex_lock(&fs_of(req)->dirs_lock);
+	fs_list_add(&fs_of(req)->dirs, &d->link);
+	pthread_mutex_unlock(&fs_of(req)->dirs_lock);
 	return d;
 }
 
-static void dir_close(struct fs_dir *d)
+static void dir_close(struct fs *fs, struct fs_dir *d)
 {
+	pthread_mutex_lock(&fs->dirs_lock);
+	fs_list_del(&d->link);
+	pthread_mutex_unlock(&fs->dirs_lock);
 	/* Waits for a read ahead still under way. */
 	pthread_mutex_lock(&d->lock);
 	pthread_mutex_unlock(&d->lock);
@@ -112,7 +120,7 @@ void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	fi->fh = (uintptr_t)d;
 	if (fuse_reply_open(req, fi))
-		dir_close(d);
+		dir_close(fs, d);
 }
 
 static bool is_dots(const char *name)
@@ -239,8 +247,15 @@ void fs_op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 void fs_op_releasedir(fuse_req_t req, fuse_ino_t ino,
 		      struct fuse_file_info *fi)
 {
-	dir_close(dir_of(fi));
+	dir_close(fs_of(req), dir_of(fi));
 	fuse_reply_err(req, 0);
+}
+
+void fs_dirs_close_all(struct fs *fs)
+{
+	while (!fs_list_empty(&fs->dirs))
+		dir_close(fs, fs_container_of(fs->dirs.next, struct fs_dir,
+					      link));
 }
 
 void fs_op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,

@@ -71,6 +71,8 @@ struct fs *fs_new(const struct fs_config *cfg)
 		return NULL;
 	}
 	pthread_rwlock_init(&fs->hooks_lock, NULL);
+	pthread_mutex_init(&fs->dirs_lock, NULL);
+	fs_list_init(&fs->dirs);
 	fs_passthrough_init(&fs->pt);
 	fs->entry_timeout = cfg->entry_timeout;
 	fs->attr_timeout = cfg->attr_timeout;
@@ -90,6 +92,8 @@ void fs_destroy(struct fs *fs)
 	if (!fs)
 		return;
 	fs_shed_stop(fs);
+	fs_dirs_close_all(fs);
+	pthread_mutex_destroy(&fs->dirs_lock);
 	fs_table_destroy(&fs->table);
 	pthread_rwlock_destroy(&fs->hooks_lock);
 	fs_passthrough_free(&fs->pt);

@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 
 #include "fs.h"
+#include "fs_list.h"
 #include "inode_table.h"
 #include "passthrough.h"
 #include "remote.h"
@@ -37,6 +38,8 @@ struct fs {
 	void *session_state;		/* fs_set_session_state() */
 	struct fs_shed *shed;		/* shed.c; from INIT to the stop */
 	struct fs_passthrough pt;	/* passthrough.c */
+	pthread_mutex_t dirs_lock;
+	struct fs_list dirs;		/* dirs_lock: open (dir_ops.c) */
 
 	/* hooks_lock (read side in handlers) guards the four below. */
 	pthread_rwlock_t hooks_lock;
@@ -50,6 +53,13 @@ static inline struct fs *fs_of(fuse_req_t req)
 {
 	return fuse_req_userdata(req);
 }
+
+/*
+ * dir_ops.c: closes the directories the kernel left open, whose
+ * RELEASEDIR will never come (the connection ended: its client was
+ * killed as the server stopped).
+ */
+void fs_dirs_close_all(struct fs *fs);
 
 /* boundary.c: is a held object still inside the export? */
 bool fs_inode_inside(struct fs *fs, struct fs_inode *in);

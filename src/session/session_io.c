@@ -27,7 +27,11 @@ struct session_io {
 	struct request_self self;	/* request_read.h */
 };
 
-/* INIT is the first request, read before any other thread reads. */
+/*
+ * INIT is the first request, read before any other thread reads. Over
+ * virtiofs a guest's next mount sends it again (vhost_io.h): what it
+ * takes is negotiated anew.
+ */
 static void note_init(struct session_io *pio, const void *buf, size_t len)
 {
 	uint64_t unique, flags;
@@ -36,6 +40,8 @@ static void note_init(struct session_io *pio, const void *buf, size_t len)
 		return;
 	pio->init_unique = unique;
 	pio->offered = flags;
+	atomic_store(&pio->active, false);
+	atomic_store(&pio->init_answered, false);
 }
 
 static void handle_watch(struct session_io *pio, const void *buf,

@@ -16,8 +16,19 @@
  *   SIGUSR1 interrupts them as it does a read of /dev/fuse. At the end
  *   the device thread adds a large count: every reader wakes, finds the
  *   list empty and fails ENODEV, which ends the session.
+ * - The FUSE session: one per mount of the guest's. libfuse takes one
+ *   INIT per session and answers a second one EIO, but a guest mounts
+ *   again after its unmount (DESTROY), and a rebooted guest sends INIT
+ *   with no DESTROY before. Either ends the session (`closing`, under
+ *   `lock`): the read hook hands it no more requests, a second INIT is
+ *   left first on `waiting`, and the caller starts a new session
+ *   (vhost_io_next_session()) that reads it, as virtiofsd starts over.
+ *   libfuse drops a request read once the session has exited, so a
+ *   DESTROY exits it only once answered; until then the session's other
+ *   workers wait on `closed`.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <fuse_log.h>
 #include <linux/fuse.h>
 #include <poll.h>
@@ -32,6 +43,7 @@
 #include <libvhost-user.h>
 #include <standard-headers/linux/virtio_config.h>
 
+#include "util/mono_wait.h"
 #include "util/unix_listen.h"
 #include "iov_copy.h"
 #include "rnotify_proto.h"
@@ -43,23 +55,26 @@
 /* The hiprio queue and the request queues QEMU may give us. */
 #define VHOST_IO_QUEUES 16
 #define VHOST_IO_ENDED (1ULL << 40)
+#define CLOSED_TICK_NS 10000000L
 
 
 struct vhost_io {
 	VuDev dev;
 	int sock;		/* connected to the VMM */
-	int ready_fd;		/* the session's fd once started */
+	int ready_fd;
 	int stop_fd;
-	struct fuse_session *se;
+	struct fuse_session *se;	/* lock */
 	struct fs *fs;
 	struct session_io *sio;
 	struct vhost_notify *notify;	/* lock */
 	pthread_t thread;
 	bool inited;		/* vu_init() done: vu_deinit() closes sock */
-	bool given;		/* ready_fd is the session's now */
 	bool started;
 	atomic_bool ended;
 	pthread_mutex_t lock;
+	bool initialised;	/* lock: the session read its INIT */
+	bool closing;		/* lock: the guest ended the session */
+	pthread_cond_t closed;	/* lock: the closing session exited */
 	struct vhost_req *waiting, **waiting_tail;	/* lock */
 	struct vhost_req *inflight;			/* lock */
 };
@@ -176,6 +191,41 @@ static void taken_reply(void *ctx, const void *buf, size_t len)
 	}
 }
 
+/* Lock held. n counts more on ready_fd: as many reads find a request. */
+static void ready_add(struct vhost_io *vio, uint64_t n)
+{
+	if (write(vio->ready_fd, &n, sizeof(n)) < 0)
+		fuse_log(FUSE_LOG_ERR, "rnotifyfs: waking workers: %s\n",
+			 strerror(errno));
+}
+
+/*
+ * Lock held. The guest ended the session: it takes no more requests, and
+ * the loop ends once its requests in flight are answered.
+ */
+static void session_close(struct vhost_io *vio)
+{
+	vio->closing = true;
+	fuse_session_exit(vio->se);
+	pthread_cond_broadcast(&vio->closed);
+}
+
+/*
+ * Lock held. An INIT after the session's own: the guest rebooted. The
+ * request stays first on the list for the next session.
+ */
+static void init_keep_for_next(struct vhost_io *vio, struct vhost_req *req)
+{
+	fuse_log(FUSE_LOG_INFO,
+		 "rnotifyfs: the guest sent INIT again (a reboot): a new session\n");
+	req->next = vio->waiting;
+	vio->waiting = req;
+	if (!req->next)
+		vio->waiting_tail = &req->next;
+	ready_add(vio, 1);
+	session_close(vio);
+}
+
 /*
  * Lock held. Copies req into buf (len bytes of room) and returns its
  * length, or 0 if it was consumed here: a request that gets no reply,
@@ -200,8 +250,19 @@ static size_t req_take(struct vhost_io *vio, struct vhost_req *req,
 	n = copy_from_iov(buf, have, req->elem.out_sg, req->elem.out_num);
 	memcpy(&ih, buf, sizeof(ih));
 	req->unique = ih.unique;
-	if (ih.opcode == FUSE_INIT)
+	if (ih.opcode == FUSE_INIT && vio->initialised) {
+		init_keep_for_next(vio, req);
+		return 0;
+	}
+	if (ih.opcode == FUSE_INIT) {
+		vio->initialised = true;
 		vhost_notify_restart(vio->notify);
+	}
+	req->ends_session = ih.opcode == FUSE_DESTROY;
+	if (req->ends_session) {
+		fuse_log(FUSE_LOG_INFO, "rnotifyfs: the guest unmounted\n");
+		vio->closing = true;
+	}
 	if (ih.opcode == FUSE_FETCH_NOTIFY) {
 		vhost_notify_fetch(vio->notify, vio, req, buf, n,
 				   session_io_active(vio->sio));
@@ -220,6 +281,21 @@ static size_t req_take(struct vhost_io *vio, struct vhost_req *req,
 	return n;
 }
 
+/*
+ * Lock held. Until the closing session has exited: its DESTROY is
+ * answered, or the server stops it (which says nothing here: looked at
+ * every tick).
+ */
+static void closed_wait(struct vhost_io *vio)
+{
+	struct timespec t;
+
+	while (!fuse_session_exited(vio->se)) {
+		mono_deadline(&t, CLOSED_TICK_NS);
+		pthread_cond_timedwait(&vio->closed, &vio->lock, &t);
+	}
+}
+
 static ssize_t vio_read(int fd, void *buf, size_t len, void *userdata)
 {
 	struct vhost_io *vio = fs_session_state(userdata);
@@ -232,6 +308,14 @@ static ssize_t vio_read(int fd, void *buf, size_t len, void *userdata)
 		if (read(vio->ready_fd, &one, sizeof(one)) < 0)
 			return -1;
 		pthread_mutex_lock(&vio->lock);
+		if (vio->closing) {
+			/* The count is the next session's. */
+			ready_add(vio, 1);
+			closed_wait(vio);
+			pthread_mutex_unlock(&vio->lock);
+			errno = EINTR;
+			return -1;
+		}
 		req = vio->waiting;
 		if (!req) {
 			pthread_mutex_unlock(&vio->lock);
@@ -286,6 +370,7 @@ static ssize_t vio_writev(int fd, struct iovec *iov, int count,
 	struct vhost_req *req;
 	size_t len = iov_total(iov, count), room;
 	struct iovec err_iov = { &oh, sizeof(oh) };
+	bool ends_session;
 
 	if (count < 1 || iov[0].iov_len < sizeof(oh)) {
 		errno = EINVAL;
@@ -315,7 +400,10 @@ static ssize_t vio_writev(int fd, struct iovec *iov, int count,
 	}
 	if (len)
 		copy_to_iov(req->elem.in_sg, req->elem.in_num, iov, count);
+	ends_session = req->ends_session;
 	req_complete(vio, req, len);
+	if (ends_session)
+		session_close(vio);
 	pthread_mutex_unlock(&vio->lock);
 	return len;
 }
@@ -381,9 +469,8 @@ static bool vio_round(struct vhost_io *vio, struct pollfd *p, int *qidx,
 		popped += queue_drain(vio, qidx[i]);
 		pthread_mutex_unlock(&vio->lock);
 	}
-	if (popped && write(vio->ready_fd, &popped, sizeof(popped)) < 0)
-		fuse_log(FUSE_LOG_ERR, "rnotifyfs: waking workers: %s\n",
-			 strerror(errno));
+	if (popped)
+		ready_add(vio, popped);
 	if (p[1].revents) {
 		pthread_mutex_lock(&vio->lock);
 		ok = vu_dispatch(&vio->dev);
@@ -397,7 +484,7 @@ static void *vio_device_main(void *arg)
 	struct vhost_io *vio = arg;
 	struct pollfd p[2 + VHOST_IO_QUEUES];
 	int qidx[2 + VHOST_IO_QUEUES];
-	uint64_t all = VHOST_IO_ENDED;
+	const uint64_t all = VHOST_IO_ENDED;
 	int n;
 
 	for (;;) {
@@ -418,11 +505,10 @@ static void *vio_device_main(void *arg)
 	atomic_store(&vio->ended, true);
 	pthread_mutex_lock(&vio->lock);
 	vhost_notify_end(vio->notify);
-	pthread_mutex_unlock(&vio->lock);
 	fuse_session_exit(vio->se);
-	if (write(vio->ready_fd, &all, sizeof(all)) < 0)
-		fuse_log(FUSE_LOG_ERR, "rnotifyfs: waking workers: %s\n",
-			 strerror(errno));
+	pthread_cond_broadcast(&vio->closed);
+	ready_add(vio, all);
+	pthread_mutex_unlock(&vio->lock);
 	return NULL;
 }
 
@@ -435,6 +521,7 @@ struct vhost_io *vhost_io_accept(const char *socket_path, int listen_fd)
 		return NULL;
 	vio->sock = vio->ready_fd = vio->stop_fd = -1;
 	pthread_mutex_init(&vio->lock, NULL);
+	mono_cond_init(&vio->closed);
 	vio->waiting_tail = &vio->waiting;
 	vio->notify = vhost_notify_new(&vio->lock);
 	if (!vio->notify)
@@ -472,26 +559,66 @@ fail:
 	return NULL;
 }
 
+/*
+ * Gives se the hooks and an fd of its own on ready_fd, which
+ * fuse_session_destroy() closes. 0 or -errno.
+ */
+static int session_install(struct vhost_io *vio, struct fuse_session *se)
+{
+	int fd = fcntl(vio->ready_fd, F_DUPFD_CLOEXEC, 0);
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	err = fuse_session_custom_io(se, &vio_hooks, fd);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	pthread_mutex_lock(&vio->lock);
+	vio->se = se;
+	vio->initialised = false;
+	vio->closing = false;
+	/* The device is gone already: the new session ends at once. */
+	if (atomic_load(&vio->ended))
+		fuse_session_exit(se);
+	pthread_mutex_unlock(&vio->lock);
+	return 0;
+}
+
 int vhost_io_start(struct vhost_io *vio, struct fuse_session *se,
 		   struct fs *fs, struct session_io *sio)
 {
 	int err;
 
-	vio->se = se;
 	vio->fs = fs;
 	vio->sio = sio;
 	fs_set_session_state(fs, vio);
-	err = fuse_session_custom_io(se, &vio_hooks, vio->ready_fd);
+	err = session_install(vio, se);
 	if (err) {
 		fs_set_session_state(fs, NULL);
 		return err;
 	}
-	vio->given = true;	/* fuse_session_destroy() closes it */
 	err = pthread_create(&vio->thread, NULL, vio_device_main, vio);
 	if (err)
 		return -err;
 	vio->started = true;
 	return 0;
+}
+
+bool vhost_io_guest_ended(struct vhost_io *vio)
+{
+	bool closing;
+
+	pthread_mutex_lock(&vio->lock);
+	closing = vio->closing;
+	pthread_mutex_unlock(&vio->lock);
+	return closing && !atomic_load(&vio->ended);
+}
+
+int vhost_io_next_session(struct vhost_io *vio, struct fuse_session *se)
+{
+	return session_install(vio, se);
 }
 
 void vhost_io_stop(struct vhost_io *vio)
@@ -529,10 +656,11 @@ void vhost_io_free(struct vhost_io *vio)
 		vu_deinit(&vio->dev);
 	else if (vio->sock >= 0)
 		close(vio->sock);
-	if (vio->ready_fd >= 0 && !vio->given)
+	if (vio->ready_fd >= 0)
 		close(vio->ready_fd);
 	if (vio->stop_fd >= 0)
 		close(vio->stop_fd);
+	pthread_cond_destroy(&vio->closed);
 	pthread_mutex_destroy(&vio->lock);
 	free(vio);
 }

@@ -27,8 +27,11 @@
  * offer, FUSE_FSNOTIFY, FORGET), and the writev hook adds our flags to
  * INIT's reply (session_io_before_reply()).
  *
- * When the guest's VMM disconnects, the session is ended (the workers'
- * reads fail ENODEV), as virtiofsd ends with its VMM.
+ * Each mount of the guest's is a session of its own, as each mount is
+ * over /dev/fuse: the guest's unmount (DESTROY) or a rebooted guest's
+ * INIT ends the session, and the caller starts the next one on the same
+ * device. When the guest's VMM disconnects, the session is ended (the
+ * workers' reads fail ENODEV), as virtiofsd ends with its VMM.
  */
 #ifndef RNOTIFY_SESSION_VHOST_IO_H
 #define RNOTIFY_SESSION_VHOST_IO_H
@@ -67,6 +70,20 @@ int vhost_io_start(struct vhost_io *vio, struct fuse_session *se,
  */
 ssize_t vhost_io_notify(struct vhost_io *vio, const struct iovec *iov,
 			int count);
+
+/*
+ * The session's loop ended because the guest ended the session (it
+ * unmounted, or rebooted and sent INIT again), not with the device: the
+ * guest's next requests are for a new session (vhost_io_next_session()).
+ */
+bool vhost_io_guest_ended(struct vhost_io *vio);
+
+/*
+ * Installs the hooks on se, a new session (userdata the same fs), which
+ * reads the guest's requests from now on; the caller destroys the old
+ * one once this returns. 0 or -errno.
+ */
+int vhost_io_next_session(struct vhost_io *vio, struct fuse_session *se);
 
 /* Stops the device thread; the session's loop must have ended. */
 void vhost_io_stop(struct vhost_io *vio);

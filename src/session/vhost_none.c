@@ -31,6 +31,16 @@ ssize_t vhost_io_notify(struct vhost_io *vio, const struct iovec *iov,
 	return -1;
 }
 
+bool vhost_io_guest_ended(struct vhost_io *vio)
+{
+	return false;
+}
+
+int vhost_io_next_session(struct vhost_io *vio, struct fuse_session *se)
+{
+	return -ENOTSUP;
+}
+
 void vhost_io_stop(struct vhost_io *vio)
 {
 }

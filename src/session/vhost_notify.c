@@ -13,7 +13,8 @@
  * - ended: the guest said it stops (FUSE_FETCH_NOTIFY_END) or the device
  *   is gone; a new INIT starts again.
  * - overflow: a notification was dropped; an overflow notification goes
- *   first when the guest fetches again.
+ *   out on the guest's next request, at once if no writer has one out:
+ *   the guest's watchers must not wait for a next change to learn of it.
  */
 #include <errno.h>
 #include <fuse_log.h>
@@ -77,43 +78,6 @@ static void parked_answer_all(struct vhost_notify *vn, struct vhost_io *vio,
 		vhost_req_answer_error(vio, req, error);
 }
 
-void vhost_notify_fetch(struct vhost_notify *vn, struct vhost_io *vio,
-			struct vhost_req *req, const void *buf, size_t len,
-			bool allowed)
-{
-	struct fuse_fetch_notify_in in;
-
-	if (!allowed) {
-		vhost_req_answer_error(vio, req, -ENOSYS);
-		return;
-	}
-	if (len != sizeof(struct fuse_in_header) + sizeof(in)) {
-		fuse_log(FUSE_LOG_ERR,
-			 "rnotifyfs: FUSE_FETCH_NOTIFY of %zu bytes refused\n",
-			 len);
-		vhost_req_answer_error(vio, req, -EINVAL);
-		return;
-	}
-	memcpy(&in, (const char *)buf + sizeof(struct fuse_in_header),
-	       sizeof(in));
-	if (in.seq && in.seq == vn->sent_seq) {
-		vn->result_seq = in.seq;
-		vn->result = in.error > 0 || in.error < -4095 ? -EIO : in.error;
-	}
-	if (in.flags & FUSE_FETCH_NOTIFY_END) {
-		vn->ended = true;
-		parked_answer_all(vn, vio, -ECANCELED);
-		vhost_req_answer_error(vio, req, 0);
-	} else if (vn->ended) {
-		vhost_req_answer_error(vio, req, -ECANCELED);
-	} else {
-		req->next = NULL;
-		*vn->parked_tail = req;
-		vn->parked_tail = &req->next;
-	}
-	pthread_cond_broadcast(&vn->cond);
-}
-
 /* Waits on cond until deadline; false once it has passed. */
 static bool wait_until(struct vhost_notify *vn, const struct timespec *when)
 {
@@ -144,16 +108,16 @@ static struct vhost_req *fetch_wait(struct vhost_notify *vn)
 
 /*
  * Answers req with notification code and body (iov after its out
- * header), then waits for the outcome: 0 or a negative errno.
+ * header): its seq, or 0 if it did not fit (the guest is refused and
+ * fetches no more).
  */
-static int fetch_answer(struct vhost_notify *vn, struct vhost_io *vio,
-			struct vhost_req *req, int code,
-			const struct iovec *body, int count, size_t len)
+static uint64_t fetch_answer(struct vhost_notify *vn, struct vhost_io *vio,
+			     struct vhost_req *req, int code,
+			     const struct iovec *body, int count, size_t len)
 {
 	struct fuse_out_header oh = { .unique = req->unique };
 	struct fuse_fetch_notify_out out = { .code = code };
 	struct iovec iov[2 + 8];
-	struct timespec when;
 	int i;
 
 	if (count > 8 || sizeof(oh) + sizeof(out) + len >
@@ -163,7 +127,7 @@ static int fetch_answer(struct vhost_notify *vn, struct vhost_io *vio,
 			 code, len);
 		vhost_req_answer_error(vio, req, -ENOBUFS);
 		vn->ended = true;
-		return -EMSGSIZE;
+		return 0;
 	}
 	out.seq = ++vn->sent_seq;
 	oh.len = sizeof(oh) + sizeof(out) + len;
@@ -172,17 +136,29 @@ static int fetch_answer(struct vhost_notify *vn, struct vhost_io *vio,
 	for (i = 0; i < count; i++)
 		iov[2 + i] = body[i];
 	vhost_req_answer(vio, req, iov, 2 + count);
-	deadline_in(&when, VHOST_NOTIFY_WAIT_MS);
-	while (vn->result_seq != out.seq && !vn->ended &&
-	       wait_until(vn, &when))
-		;
-	/* Delivered as far as we know: the guest is slow to say. */
-	return vn->result_seq == out.seq ? vn->result : 0;
+	return out.seq;
 }
 
-/* The guest's watchers missed what was dropped: 0 or a negative errno. */
-static int send_overflow(struct vhost_notify *vn, struct vhost_io *vio,
-			 struct vhost_req *req)
+/* The guest's outcome of notification seq: 0 or a negative errno. */
+static int fetch_outcome(struct vhost_notify *vn, uint64_t seq)
+{
+	struct timespec when;
+
+	if (!seq)
+		return -EMSGSIZE;
+	deadline_in(&when, VHOST_NOTIFY_WAIT_MS);
+	while (vn->result_seq != seq && !vn->ended && wait_until(vn, &when))
+		;
+	/* Delivered as far as we know: the guest is slow to say. */
+	return vn->result_seq == seq ? vn->result : 0;
+}
+
+/*
+ * The guest's watchers missed what was dropped: answers req with the
+ * overflow notification; its seq (fetch_answer()).
+ */
+static uint64_t send_overflow(struct vhost_notify *vn, struct vhost_io *vio,
+			      struct vhost_req *req)
 {
 	unsigned char buf[PROTO_EVENT_FRAME_MAX];
 	struct proto_event ev = {
@@ -193,12 +169,52 @@ static int send_overflow(struct vhost_notify *vn, struct vhost_io *vio,
 	struct iovec body;
 
 	if (len < (int)sizeof(struct fuse_out_header))
-		return -EINVAL;
+		return 0;
 	body = (struct iovec){ buf + sizeof(struct fuse_out_header),
 			       len - sizeof(struct fuse_out_header) };
 	vn->overflow = false;
 	return fetch_answer(vn, vio, req, FUSE_NOTIFY_FSNOTIFY, &body, 1,
 			    body.iov_len);
+}
+
+void vhost_notify_fetch(struct vhost_notify *vn, struct vhost_io *vio,
+			struct vhost_req *req, const void *buf, size_t len,
+			bool allowed)
+{
+	struct fuse_fetch_notify_in in;
+
+	if (!allowed) {
+		vhost_req_answer_error(vio, req, -ENOSYS);
+		return;
+	}
+	if (len != sizeof(struct fuse_in_header) + sizeof(in)) {
+		fuse_log(FUSE_LOG_ERR,
+			 "rnotifyfs: FUSE_FETCH_NOTIFY of %zu bytes refused\n",
+			 len);
+		vhost_req_answer_error(vio, req, -EINVAL);
+		return;
+	}
+	memcpy(&in, (const char *)buf + sizeof(struct fuse_in_header),
+	       sizeof(in));
+	if (in.seq && in.seq == vn->sent_seq) {
+		vn->result_seq = in.seq;
+		vn->result = in.error > 0 || in.error < -4095 ? -EIO : in.error;
+	}
+	if (in.flags & FUSE_FETCH_NOTIFY_END) {
+		vn->ended = true;
+		parked_answer_all(vn, vio, -ECANCELED);
+		vhost_req_answer_error(vio, req, 0);
+	} else if (vn->ended) {
+		vhost_req_answer_error(vio, req, -ECANCELED);
+	} else if (vn->overflow && !vn->busy) {
+		/* Its outcome comes with the guest's next request. */
+		send_overflow(vn, vio, req);
+	} else {
+		req->next = NULL;
+		*vn->parked_tail = req;
+		vn->parked_tail = &req->next;
+	}
+	pthread_cond_broadcast(&vn->cond);
 }
 
 /* iov without its first skip bytes, into out (at most 8 entries). */
@@ -236,7 +252,7 @@ static ssize_t send_locked(struct vhost_notify *vn, struct vhost_io *vio,
 	n = iov_skip(iov, count, sizeof(oh), body, &len);
 	req = fetch_wait(vn);
 	if (req && vn->overflow) {
-		err = send_overflow(vn, vio, req);
+		err = fetch_outcome(vn, send_overflow(vn, vio, req));
 		req = err ? NULL : fetch_wait(vn);
 	}
 	if (!req) {
@@ -252,7 +268,8 @@ static ssize_t send_locked(struct vhost_notify *vn, struct vhost_io *vio,
 		errno = EAGAIN;
 		return -1;
 	}
-	err = fetch_answer(vn, vio, req, oh.error, body, n, len);
+	err = fetch_outcome(vn, fetch_answer(vn, vio, req, oh.error, body, n,
+					     len));
 	if (err) {
 		errno = -err;
 		return -1;

@@ -7,6 +7,7 @@
 #ifndef RNOTIFY_SESSION_VHOST_REQ_H
 #define RNOTIFY_SESSION_VHOST_REQ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
@@ -19,6 +20,7 @@ struct vhost_req {
 	VuVirtqElement elem;	/* first: libvhost-user allocates it */
 	int qidx;
 	uint64_t unique;
+	bool ends_session;	/* a DESTROY: answered, the session ends */
 	struct vhost_req *next;
 };
 

@@ -22,9 +22,15 @@ line or error, keeps serving, and nothing crashes or hangs.
   host_overflow   the same with watch=inotify, whose host queue is
                   bounded: the overflow is logged, the server serves and
                   delivers again.
+  host_overflow_agent  the same, the replays made by an agent on the
+                  mount (-o agent_socket, rnotifyfs --agent, as in a
+                  virtiofs guest), killed before the burst: the overflow
+                  is counted and logged all the same, and delivery
+                  resumes through the next agent.
 """
 import errno
 import os
+import subprocess
 import sys
 import time
 
@@ -183,21 +189,64 @@ def host_burst_kept(server):
     return m, chk
 
 
-def host_overflow(server, name, opts):
+def start_with_agent(chk, m):
+    """Starts the server, then its agent on the mount: True once a remote
+    change reached MNT through the agent."""
+    sock = os.path.join(m.tmp, "agent.sock")
+    m.opts += f",agent_socket={sock}"
+    m.agent_sock = sock
+    ok = m.start(sync=False) and agent_start(m)
+    chk.ok("mount", ok, m.server_log()[-300:])
+    return ok
+
+
+def agent_start(m):
+    """Starts an agent: True once the server took its hello and a remote
+    change reached MNT through it."""
+    n = m.server_log().count("agent: connected")
+    with open(os.path.join(m.tmp, "agent.log"), "ab") as log:
+        m.agent = subprocess.Popen([m.server, "--agent",
+                                    f"--channel={m.agent_sock}", m.mnt],
+                                   stdout=log, stderr=log)
+    return rnfix.wait_until(
+        lambda: m.server_log().count("agent: connected") > n, 10) and \
+        m.sync()
+
+
+def agent_stop(m):
+    """Kills the agent, if one was started."""
+    agent = getattr(m, "agent", None)
+    if agent:
+        agent.kill()
+        agent.wait()
+
+
+def host_overflow(server, name, opts, agent=False):
     chk = rnfix.Checks(f"limits/host_overflow_{name}")
     m = rnfix.Mount(server, "limits", opts=opts)
     os.mkdir(m.bpath("d"))
-    if not start(chk, m):
+    if not (start_with_agent(chk, m) if agent else start(chk, m)):
+        agent_stop(m)
         return m, chk
     ino = rnfix.Inotify()
     ino.add(m.mpath("d"))
     t0 = time.monotonic()
+    if agent:
+        agent_stop(m)
     burst_while_stopped(m)
     logged = rnfix.wait_until(lambda: "overflow" in m.server_log(), 60, 0.1)
     lines = [ln for ln in m.server_log().splitlines() if "overflow" in ln]
     chk.info(f"{2 * BURST} remote changes while stopped; log: "
              + (lines[0] if lines else "nothing") + f" ({len(lines)} lines)")
     chk.ok("overflow_logged", logged, "no overflow line in the log")
+    if agent:
+        # What came after the overflow, with no agent there: dropped.
+        chk.ok("loss_without_agent_logged",
+               rnfix.wait_until(lambda: "remote events not delivered"
+                                in m.server_log(), 60, 0.1),
+               "no line counting the changes no agent replayed")
+        chk.ok("agent_again", agent_start(m),
+               "no delivery through a new agent")
     # Delivery resumes once the queue drained: bounded, generous.
     alive_and_serving(chk, m, timeout=120)
     # The first line at once, then at most one a LOG_INTERVAL, counted.
@@ -214,6 +263,7 @@ def host_overflow(server, name, opts):
              "IN_Q_OVERFLOW (only ever from its own inotify queue: the "
              "server cannot queue one on a stock kernel)")
     ino.close()
+    agent_stop(m)
     return m, chk
 
 
@@ -223,8 +273,9 @@ def main():
     only = sys.argv[2] if len(sys.argv) > 2 else ""
     for fn, args in ((fd_limit, ()), (inotify_watches, ()),
                      (host_burst_kept, ()),
-                     (host_overflow, ("inotify", "watch=inotify"))):
-        if only not in fn.__name__ + "_".join(args):
+                     (host_overflow, ("inotify", "watch=inotify")),
+                     (host_overflow, ("agent", "watch=inotify", True))):
+        if only not in fn.__name__ + "_".join(map(str, args)):
             continue
         m, chk = fn(server, *args)
         chk.ok("server_stops", m.stop(), "server did not exit 0 on SIGTERM")

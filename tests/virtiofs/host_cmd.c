@@ -5,7 +5,7 @@
  * it on the host (a remote change, as the guest sees it) and says when it
  * is done, so that the guest waits for the change, not for a guess.
  *
- *   host_cmd SOCKET NAME=DIR [NAME=DIR ...]
+ *   host_cmd SOCKET [--vm-pid-file=FILE] NAME=DIR[,LOG] ...
  *
  * Listens on SOCKET (made anew) for one connection: qemu's end of the
  * guest's second serial port (-chardev socket,path=SOCKET,reconnect=1
@@ -31,6 +31,13 @@
  *   chmod PATH OCTAL
  *   setxattr PATH NAME VALUE
  *   many PATH COUNT          COUNT empty files PATH0 .. PATH<COUNT-1>
+ *   unfetched PATH COUNT     the guest stopped: the VM (qemu's pid in
+ *                            --vm-pid-file) gets SIGSTOP, COUNT empty
+ *                            files are made as by many, and the VM gets
+ *                            SIGCONT once the export's server says in its
+ *                            LOG (rnotifyfs's stderr) that it dropped a
+ *                            notification the guest did not fetch; ETIME
+ *                            if it did not say so in UNFETCHED_WAIT_S
  * A malformed line is answered "DONE <id> 22" (EINVAL), or ignored if it
  * has no id. Ends when the guest's side closes (qemu exits).
  */
@@ -41,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -50,11 +58,18 @@
 
 #define MAX_EXPORTS 8
 #define MAX_WORDS 8
+/* rnotifyfs drops after 2 s (VHOST_NOTIFY_WAIT_MS): ample. */
+#define UNFETCHED_WAIT_S 20
+/* What rnotifyfs logs when it drops a notification (vhost_notify.c). */
+#define DROPPED_LINE "the guest fetched no notification"
 
 struct export {
 	const char *name;
 	int fd;
+	const char *log;	/* the server's, or NULL */
 };
+
+static const char *vm_pid_file;
 
 static struct export exports[MAX_EXPORTS];
 static int n_exports;
@@ -117,6 +132,67 @@ static int many(int dir, const char *prefix, const char *count)
 			return err;
 	}
 	return 0;
+}
+
+static long file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : st.st_size;
+}
+
+/* log has DROPPED_LINE past its first from bytes. */
+static bool log_says_dropped(const char *log, long from)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = fopen(log, "r");
+
+	if (!f)
+		return false;
+	if (!fseek(f, from, SEEK_SET))
+		while (!found && fgets(line, sizeof(line), f))
+			found = strstr(line, DROPPED_LINE);
+	fclose(f);
+	return found;
+}
+
+static pid_t vm_pid(void)
+{
+	FILE *f = vm_pid_file ? fopen(vm_pid_file, "r") : NULL;
+	long pid = 0;
+
+	if (f) {
+		if (fscanf(f, "%ld", &pid) != 1)
+			pid = 0;
+		fclose(f);
+	}
+	return pid;
+}
+
+/* The "unfetched" op: see the top of the file. */
+static int unfetched(int dir, const struct export *e, const char *prefix,
+		     const char *count)
+{
+	pid_t pid = vm_pid();
+	long from = e->log ? file_size(e->log) : -1;
+	int err, i;
+
+	if (pid <= 0 || from < 0)
+		return EINVAL;
+	if (kill(pid, SIGSTOP))
+		return errno;
+	err = many(dir, prefix, count);
+	for (i = 0; !err && i < UNFETCHED_WAIT_S * 10; i++) {
+		if (log_says_dropped(e->log, from))
+			break;
+		usleep(100000);
+	}
+	if (!err && i == UNFETCHED_WAIT_S * 10)
+		err = ETIME;
+	if (kill(pid, SIGCONT))
+		return errno;
+	return err;
 }
 
 static int rename_op(int dir, char **w, int n)
@@ -189,14 +265,14 @@ static int do_op(int dir, const char *op, char **w, int n)
 	return EINVAL;
 }
 
-static int export_fd(const char *name)
+static const struct export *export_of(const char *name)
 {
 	int i;
 
 	for (i = 0; i < n_exports; i++)
 		if (!strcmp(exports[i].name, name))
-			return exports[i].fd;
-	return -1;
+			return &exports[i];
+	return NULL;
 }
 
 /*
@@ -206,7 +282,8 @@ static int export_fd(const char *name)
 static int handle(char *line, char **id, uint64_t *tsc)
 {
 	char *w[MAX_WORDS], *save = NULL, *tok;
-	int n = 0, dir;
+	const struct export *e;
+	int n = 0;
 
 	*id = NULL;
 	for (tok = strtok_r(line, " ", &save); tok && n < MAX_WORDS;
@@ -221,11 +298,13 @@ static int handle(char *line, char **id, uint64_t *tsc)
 	}
 	if (n < 5)
 		return EINVAL;
-	dir = export_fd(w[3]);
-	if (dir < 0 || !path_ok(w[4]))
+	e = export_of(w[3]);
+	if (!e || !path_ok(w[4]))
 		return EINVAL;
 	*tsc = __rdtsc();
-	return do_op(dir, w[2], w + 4, n - 4);
+	if (!strcmp(w[2], "unfetched") && n == 6)
+		return unfetched(e->fd, e, w[4], w[5]);
+	return do_op(e->fd, w[2], w + 4, n - 4);
 }
 
 static int serve(int conn)
@@ -282,17 +361,26 @@ int main(int argc, char **argv)
 {
 	struct sockaddr_un un = { .sun_family = AF_UNIX };
 	int lfd, conn, i;
-	char *eq;
+	char *eq, *comma;
 
 	if (argc < 3 || strlen(argv[1]) >= sizeof(un.sun_path)) {
-		fprintf(stderr, "usage: host_cmd SOCKET NAME=DIR ...\n");
+		fprintf(stderr, "usage: host_cmd SOCKET [--vm-pid-file=FILE] NAME=DIR[,LOG] ...\n");
 		return 2;
 	}
 	for (i = 2; i < argc && n_exports < MAX_EXPORTS; i++) {
+		if (!strncmp(argv[i], "--vm-pid-file=", 14)) {
+			vm_pid_file = argv[i] + 14;
+			continue;
+		}
 		eq = strchr(argv[i], '=');
 		if (!eq)
 			return 2;
 		*eq = '\0';
+		comma = strchr(eq + 1, ',');
+		if (comma) {
+			*comma = '\0';
+			exports[n_exports].log = comma + 1;
+		}
 		exports[n_exports].name = argv[i];
 		exports[n_exports].fd = open(eq + 1, O_PATH | O_DIRECTORY);
 		if (exports[n_exports].fd < 0) {

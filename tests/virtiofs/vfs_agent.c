@@ -3,7 +3,11 @@
  * vfs_agent - remote events in a stock virtiofs guest, through the agent
  * (rnotifyfs --agent), with the host making each change (guest_cmd.h).
  *
- *   vfs_agent RNOTIFYFS MOUNTPOINT TAG
+ *   vfs_agent RNOTIFYFS MOUNTPOINT TAG ROUND
+ *
+ * ROUND names this run's directory in the export and prefixes its checks
+ * and whatever it makes at the top, so that one guest can run it on each
+ * of its mounts (tests/virtiofs/init-agent: remounted, rebooted).
  *
  * Starts RNOTIFYFS --agent MOUNTPOINT itself, so that it can stop it and
  * start it again. Each check reads the events it expects with nothing
@@ -33,16 +37,16 @@
 	      IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_DELETE_SELF | \
 	      IN_MOVE_SELF)
 
-static const char *bin, *mnt, *tag;
+static const char *bin, *mnt, *tag, *round;
 static int failures, ino, sentinels;
 static pid_t agent;
 
 static void check(const char *name, int ok, const char *why)
 {
 	if (ok)
-		printf("PASS agent:%s\n", name);
+		printf("PASS agent:%s:%s\n", round, name);
 	else
-		printf("FAIL agent:%s: %s\n", name, why);
+		printf("FAIL agent:%s:%s: %s\n", round, name, why);
 	if (!ok)
 		failures++;
 	fflush(stdout);
@@ -166,7 +170,7 @@ static int sentinel(const char *dir, struct ev *extra)
 	struct ev e;
 	int n = 0;
 
-	snprintf(name, sizeof(name), "sentinel%d", sentinels++);
+	snprintf(name, sizeof(name), "%s-sentinel%d", round, sentinels++);
 	snprintf(want, sizeof(want), "CREATE|ISDIR %s", name);
 	if (host_cmd("mkdir %s %s%s%s", tag, dir, *dir ? "/" : "", name))
 		return -1;
@@ -246,7 +250,7 @@ static int wait_live(const char *dir, const char *what)
 	for (int i = 0; i < 20; i++) {
 		char name[64], want[96];
 
-		snprintf(name, sizeof(name), "%s%d", what, i);
+		snprintf(name, sizeof(name), "%s-%s%d", round, what, i);
 		snprintf(want, sizeof(want), "CREATE|ISDIR %s", name);
 		if (host_cmd("mkdir %s %s%s%s", tag, dir, *dir ? "/" : "",
 			     name))
@@ -273,43 +277,56 @@ static const char *slurp(const char *rel, char *buf, size_t len)
 	return buf;
 }
 
+/* ROUND/name, in one of four buffers: a call may take a few. */
+static const char *in_dir(const char *name)
+{
+	static char bufs[4][256];
+	static int next;
+	char *b = bufs[next++ % 4];
+
+	snprintf(b, sizeof(bufs[0]), "%s/%s", round, name);
+	return b;
+}
+
 static void scenarios(void)
 {
 	struct ev got[MAX_EVENTS] = { 0 };
-	char buf[64], path[512];
+	char buf[64], path[512], want[96];
 
-	host_cmd("mkdir %s s", tag);
-	expect("mkdir", "", (const char *[]){ "CREATE|ISDIR s", NULL }, NULL);
-	watch("s", "");
-	host_cmd("write %s s/f one", tag);
-	expect("write_new", "s", (const char *[]){ "CREATE f", "MODIFY f",
+	host_cmd("mkdir %s %s", tag, round);
+	snprintf(want, sizeof(want), "CREATE|ISDIR %s", round);
+	expect("mkdir", "", (const char *[]){ want, NULL }, NULL);
+	watch(round, "");
+	host_cmd("write %s %s one", tag, in_dir("f"));
+	expect("write_new", round, (const char *[]){ "CREATE f", "MODIFY f",
 		"CLOSE_WRITE f", NULL }, NULL);
-	check("read_after_write", !strcmp(slurp("s/f", buf, sizeof(buf)),
-					  "one"), buf);
-	host_cmd("append %s s/f two", tag);
-	expect("append", "s", (const char *[]){ "MODIFY f", "CLOSE_WRITE f",
+	check("read_after_write", !strcmp(slurp(in_dir("f"), buf,
+						sizeof(buf)), "one"), buf);
+	host_cmd("append %s %s two", tag, in_dir("f"));
+	expect("append", round, (const char *[]){ "MODIFY f", "CLOSE_WRITE f",
 		NULL }, NULL);
-	check("read_after_append", !strcmp(slurp("s/f", buf, sizeof(buf)),
-					   "onetwo"), buf);
-	host_cmd("rename %s s/f s/g", tag);
-	expect("rename", "s", (const char *[]){ "MOVED_FROM f", "MOVED_TO g",
-		NULL }, got);
+	check("read_after_append", !strcmp(slurp(in_dir("f"), buf,
+						 sizeof(buf)), "onetwo"), buf);
+	host_cmd("rename %s %s %s", tag, in_dir("f"), in_dir("g"));
+	expect("rename", round, (const char *[]){ "MOVED_FROM f",
+		"MOVED_TO g", NULL }, got);
 	check("rename_cookie", got[0].cookie && got[0].cookie == got[1].cookie,
 	      "the two halves have different cookies");
-	watch("s/g", "g");
-	host_cmd("unlink %s s/g", tag);
+	watch(in_dir("g"), "g");
+	host_cmd("unlink %s %s", tag, in_dir("g"));
 	/* The native order (tests/lib/e2e_scenarios.c, self_unlink). */
-	expect("unlink_watched", "s", (const char *[]){ "g: ATTRIB",
+	expect("unlink_watched", round, (const char *[]){ "g: ATTRIB",
 		"g: DELETE_SELF", "g: IGNORED", "DELETE g", NULL }, NULL);
-	host_cmd("mkdir %s s/d", tag);
-	expect("mkdir_in", "s", (const char *[]){ "CREATE|ISDIR d", NULL },
+	host_cmd("mkdir %s %s", tag, in_dir("d"));
+	expect("mkdir_in", round, (const char *[]){ "CREATE|ISDIR d", NULL },
 	       NULL);
-	host_cmd("rmdir %s s/d", tag);
-	expect("rmdir", "s", (const char *[]){ "DELETE|ISDIR d", NULL }, NULL);
-	snprintf(path, sizeof(path), "%s/s/loc", mnt);
+	host_cmd("rmdir %s %s", tag, in_dir("d"));
+	expect("rmdir", round, (const char *[]){ "DELETE|ISDIR d", NULL },
+	       NULL);
+	snprintf(path, sizeof(path), "%s/%s", mnt, in_dir("loc"));
 	check("local_mkdir_call", !mkdir(path, 0755), strerror(errno));
-	expect("local_once", "s", (const char *[]){ "CREATE|ISDIR loc", NULL },
-	       NULL);
+	expect("local_once", round, (const char *[]){ "CREATE|ISDIR loc",
+		NULL }, NULL);
 }
 
 /* With the agent stopped the guest sees the host's files as they are. */
@@ -318,33 +335,35 @@ static void without_agent(void)
 	char buf[64], path[512];
 
 	agent_stop();
-	host_cmd("write %s s/x abc", tag);
-	check("stopped_read", !strcmp(slurp("s/x", buf, sizeof(buf)), "abc"),
-	      buf);
-	host_cmd("append %s s/x def", tag);
+	host_cmd("write %s %s abc", tag, in_dir("x"));
+	check("stopped_read", !strcmp(slurp(in_dir("x"), buf, sizeof(buf)),
+				      "abc"), buf);
+	host_cmd("append %s %s def", tag, in_dir("x"));
 	check("stopped_read_after_append",
-	      !strcmp(slurp("s/x", buf, sizeof(buf)), "abcdef"), buf);
-	host_cmd("unlink %s s/x", tag);
-	snprintf(path, sizeof(path), "%s/s/x", mnt);
+	      !strcmp(slurp(in_dir("x"), buf, sizeof(buf)), "abcdef"), buf);
+	host_cmd("unlink %s %s", tag, in_dir("x"));
+	snprintf(path, sizeof(path), "%s/%s", mnt, in_dir("x"));
 	check("stopped_unlink_seen", access(path, F_OK) && errno == ENOENT,
 	      "the file is still there");
 	agent_start();
-	check("restarted_live", wait_live("s", "again"),
+	check("restarted_live", wait_live(round, "again"),
 	      "no remote mkdir made an event within 40 s of the restart");
-	host_cmd("create %s s/y", tag);
-	expect("restarted_create", "s", (const char *[]){ "CREATE y",
+	host_cmd("create %s %s", tag, in_dir("y"));
+	expect("restarted_create", round, (const char *[]){ "CREATE y",
 		"CLOSE_WRITE y", NULL }, NULL);
 }
 
 int main(int argc, char **argv)
 {
-	if (argc != 4) {
-		fprintf(stderr, "usage: vfs_agent RNOTIFYFS MOUNTPOINT TAG\n");
+	if (argc != 5) {
+		fprintf(stderr,
+			"usage: vfs_agent RNOTIFYFS MOUNTPOINT TAG ROUND\n");
 		return 2;
 	}
 	bin = argv[1];
 	mnt = argv[2];
 	tag = argv[3];
+	round = argv[4];
 	ino = inotify_init1(IN_CLOEXEC);
 	watch("", "");
 	agent_start();

@@ -34,5 +34,9 @@ bool reads(const char *rel, const char *want);
 
 /* vfs_events_marks.c: fanotify inode and filesystem marks. */
 void test_marks(int root);
+/* vfs_events_overflow.c: notifications the guest did not fetch. */
+void test_overflow(void);
+/* vfs_events_frames.c: with frame_server, tag "frames". */
+void test_frames(void);
 
 #endif

@@ -205,6 +205,12 @@ void replay_drained(void *arg)
 			continue;
 		}
 		held |= hold_backlog(r, ++taken);
+		if (ev.kind == RN_EV_OVERFLOW) {
+			/* No call on the mount: counted with or without an agent. */
+			replay_count(r, &ev, replay_event(r, &ev));
+			overflowed = true;
+			continue;
+		}
 		ret = in ? 0 : RSYS(r, enter);
 		if (ret == -ENOTCONN) {
 			/* No agent: one line for the lot, below. */
