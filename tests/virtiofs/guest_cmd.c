@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -50,12 +51,16 @@ static long ms_now(void)
 	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Reads lines until "DONE id E": E, or -1 after the deadline. */
-static int wait_done(int fd, unsigned int id, long deadline)
+/*
+ * Reads lines until "DONE id E TSC": E (and TSC in *tsc), or -1 after
+ * the deadline.
+ */
+static int wait_done(int fd, unsigned int id, long deadline, uint64_t *tsc)
 {
 	static char buf[512];
 	static size_t have;
 	unsigned int got;
+	uint64_t stamp;
 	char *nl;
 	int err;
 	ssize_t n;
@@ -63,11 +68,14 @@ static int wait_done(int fd, unsigned int id, long deadline)
 	for (;;) {
 		while ((nl = memchr(buf, '\n', have))) {
 			*nl = '\0';
-			n = sscanf(buf, "DONE %u %d", &got, &err);
+			n = sscanf(buf, "DONE %u %d %" SCNu64, &got, &err,
+				   &stamp);
 			have -= nl + 1 - buf;
 			memmove(buf, nl + 1, have);
-			if (n == 2 && got == id)
+			if (n == 3 && got == id) {
+				*tsc = stamp;
 				return err;
+			}
 		}
 		if (have == sizeof(buf))
 			have = 0;
@@ -83,29 +91,61 @@ static int wait_done(int fd, unsigned int id, long deadline)
 	}
 }
 
-int host_cmd(const char *fmt, ...)
+/* Our last request's text, for the line that says it failed. */
+static char last[512];
+
+static int send_line(const char *fmt, va_list ap)
 {
-	char line[512];
 	unsigned int id = ++next_id;
-	int fd = port_open(), len, err;
-	va_list ap;
+	int fd = port_open(), len;
 
 	if (fd < 0)
 		return -1;
-	len = snprintf(line, sizeof(line), "REQ %u ", id);
-	va_start(ap, fmt);
-	len += vsnprintf(line + len, sizeof(line) - len - 1, fmt, ap);
-	va_end(ap);
-	if (len >= (int)sizeof(line) - 1)
+	len = snprintf(last, sizeof(last), "REQ %u ", id);
+	len += vsnprintf(last + len, sizeof(last) - len - 1, fmt, ap);
+	if (len >= (int)sizeof(last) - 1)
 		return -1;
-	line[len++] = '\n';
-	if (write(fd, line, len) != len) {
+	last[len++] = '\n';
+	if (write(fd, last, len) != len) {
 		printf("# host_cmd: write: %s\n", strerror(errno));
 		return -1;
 	}
-	err = wait_done(fd, id, ms_now() + GUEST_CMD_WAIT_MS);
+	last[len - 1] = '\0';
+	return id;
+}
+
+int host_cmd_send(const char *fmt, ...)
+{
+	va_list ap;
+	int id;
+
+	va_start(ap, fmt);
+	id = send_line(fmt, ap);
+	va_end(ap);
+	return id;
+}
+
+int host_cmd_wait(int id, uint64_t *tsc)
+{
+	int err;
+
+	if (id < 0)
+		return -1;
+	err = wait_done(port, id, ms_now() + GUEST_CMD_WAIT_MS, tsc);
 	if (err)
-		printf("# host_cmd %.*s: %s\n", len - 1, line,
+		printf("# host_cmd %s: %s\n", last,
 		       err < 0 ? "no answer" : strerror(err));
 	return err;
+}
+
+int host_cmd(const char *fmt, ...)
+{
+	uint64_t tsc;
+	va_list ap;
+	int id;
+
+	va_start(ap, fmt);
+	id = send_line(fmt, ap);
+	va_end(ap);
+	return host_cmd_wait(id, &tsc);
 }

@@ -7,6 +7,8 @@
 #ifndef GUEST_CMD_H
 #define GUEST_CMD_H
 
+#include <stdint.h>
+
 /* How long a request may take, answer included. */
 #define GUEST_CMD_WAIT_MS 10000
 
@@ -17,5 +19,15 @@
  * port could not be opened), with the reason printed as a "#" line.
  */
 int host_cmd(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * host_cmd in two halves, for a caller with something to do before the
+ * answer comes (read the change's event): host_cmd_send returns the
+ * request's id, or -1; host_cmd_wait returns as host_cmd does, and puts
+ * the host's time stamp counter read just before the change (or, for
+ * "clock", at the answer) in *tsc.
+ */
+int host_cmd_send(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int host_cmd_wait(int id, uint64_t *tsc);
 
 #endif
