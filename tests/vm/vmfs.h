@@ -27,7 +27,10 @@
 struct vmfs_opts {
 	bool fsnotify;		/* accept FUSE_HAS_FSNOTIFY at INIT */
 	bool export_support;	/* FUSE_CAP_EXPORT_SUPPORT (sb marks) */
-	/* mount without remote_events: inotify and dnotify get none */
+	/*
+	 * mount without remote_events: inotify and dnotify get none (always
+	 * so below posting 3, whose kernel has no such option: vm_posting())
+	 */
 	bool no_remote_events;
 };
 

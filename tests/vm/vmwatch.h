@@ -118,4 +118,14 @@ const char *vm_mask_str(uint64_t mask, bool fanotify, char *buf,
 /* Print one event as "why" context of a failed check. */
 void vm_event_print(const char *who, const struct vm_event *ev);
 
+/*
+ * How much of the kernel series the VM's kernel has: the number of the
+ * last posting applied (kernel/run-vm-tests --posting N puts
+ * rnotify.posting=N on the kernel command line; 3, the whole series,
+ * without it).  1: the FUSE fixes; 2: also the fsnotify core
+ * (FAN_MARK_REMOTE); 3: also FUSE remote fsnotify (FUSE_HAS_FSNOTIFY,
+ * the mount option remote_events, FUSE_NOTIFY_DELETE's events remote).
+ */
+int vm_posting(void);
+
 #endif
