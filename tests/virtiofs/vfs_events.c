@@ -11,7 +11,7 @@
  * event: inotify (types, names, ISDIR, a rename's pair with one cookie),
  * fanotify inode and filesystem marks, and the caches dropped before the
  * event (vfs_events_marks.c); the mount has -o remote_events, or inotify
- * would get none of them (patch 23). virtiofsd, the reference, sends
+ * would get none of them (kernel: fuse 3/9, 4/9). virtiofsd, the reference, sends
  * none: a local sentinel's event comes first.
  */
 #include <errno.h>

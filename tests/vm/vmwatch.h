@@ -83,7 +83,7 @@ bool vm_fanotify_expect_rename(int fd, uint64_t mask, const char *old,
 
 /*
  * fanotify_mark(FAN_MARK_ADD | FAN_MARK_REMOTE | flags) for mask on path:
- * a mark that takes remote events (kernel patch 22). 0 or -1.
+ * a mark that takes remote events (kernel: fsnotify 2/7). 0 or -1.
  */
 int vm_fanotify_remote_mark(int fd, unsigned int flags, uint64_t mask,
 			    const char *path);
