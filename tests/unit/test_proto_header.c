@@ -2,9 +2,10 @@
 /*
  * test_proto_header - include/rnotify_proto.h and the kernel series agree.
  *
- * The uapi additions of kernel/patches/ (the lines the patches add to
- * include/uapi/linux/fuse.h and fanotify.h and their context, in the series' order, so
- * that a later patch's definition of a constant is the one that counts)
+ * The uapi additions of kernel/patches/ (one directory per posting; the
+ * lines the patches add to include/uapi/linux/fuse.h and fanotify.h and
+ * their context, in the series' order, so that a later patch's
+ * definition of a constant is the one that counts)
  * are parsed for every constant of the protocol, as a #define or an enum
  * member; each value is evaluated (numbers, shifts, ORs of other
  * constants) and compared with the value the compiler sees in our header.
@@ -163,24 +164,34 @@ static void collect(FILE *f)
 	}
 }
 
+/* A patch, or a posting's directory of patches (1-fixes, 2-fsnotify...) */
 static int is_patch(const struct dirent *de)
 {
-	return strstr(de->d_name, ".patch") != NULL;
+	return strstr(de->d_name, ".patch") != NULL ||
+	       (de->d_type == DT_DIR && isdigit((unsigned char)de->d_name[0]));
 }
 
-/* The patches in name order, which is the series' (0001-..., 0002-...). */
-static int load_patches(void)
+/*
+ * The patches of dir in name order, which is the series' (postings
+ * 1-..., 2-..., each 0001-..., 0002-...); returns how many.
+ */
+static int load_dir(const char *dir)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 256];
+	char path[PATH_MAX];
 	struct dirent **de;
 	int i, count, n = 0;
 	FILE *f;
 
-	patch_dir(dir, sizeof(dir));
 	count = scandir(dir, &de, is_patch, alphasort);
 	for (i = 0; i < count; i++) {
 		if (snprintf(path, sizeof(path), "%s/%s", dir,
-			     de[i]->d_name) < (int)sizeof(path)) {
+			     de[i]->d_name) >= (int)sizeof(path)) {
+			free(de[i]);
+			continue;
+		}
+		if (de[i]->d_type == DT_DIR) {
+			n += load_dir(path);
+		} else {
 			f = fopen(path, "r");
 			if (f) {
 				collect(f);
@@ -193,6 +204,14 @@ static int load_patches(void)
 	if (count >= 0)
 		free(de);
 	return n;
+}
+
+static int load_patches(void)
+{
+	char dir[PATH_MAX];
+
+	patch_dir(dir, sizeof(dir));
+	return load_dir(dir);
 }
 
 /* Does the definition at s end before its hunk does? */

@@ -11,11 +11,11 @@
  * event: inotify (types, names, ISDIR, a rename's pair with one cookie),
  * fanotify inode and filesystem marks, and the caches dropped before the
  * event (vfs_events_marks.c); the mount has -o remote_events, or inotify
- * would get none of them (patch 23); notifications the guest did not
- * fetch in time end in one overflow (vfs_events_overflow.c). virtiofsd,
- * the reference, sends none: a local sentinel's event comes first. TAG
- * "frames" is frame_server's export, whose checks are its own
- * (vfs_events_frames.c).
+ * would get none of them (kernel: fuse 3/9, 4/9); notifications the
+ * guest did not fetch in time end in one overflow
+ * (vfs_events_overflow.c). virtiofsd, the reference, sends none: a
+ * local sentinel's event comes first. TAG "frames" is frame_server's
+ * export, whose checks are its own (vfs_events_frames.c).
  */
 #include <errno.h>
 #include <fcntl.h>

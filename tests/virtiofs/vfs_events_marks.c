@@ -5,7 +5,7 @@
  * getting a remote create with the directory's handle, and the
  * filesystem mark a remote write with the file's own handle (the server
  * sends the child's entry for it: the mark's mask reached the server).
- * Both marks take remote events with FAN_MARK_REMOTE (patch 22), and
+ * Both marks take remote events with FAN_MARK_REMOTE (kernel: fsnotify 2/7), and
  * every remote event carries FAN_REMOTE; a mark without it gets none,
  * though the mount has remote_events (that is inotify's and dnotify's).
  */

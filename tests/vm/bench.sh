@@ -11,7 +11,7 @@
 n=${1:-1000}
 rounds=3
 # The lat tool watches with inotify: the administrator's consent gives its
-# watches the protocol's remote events (patch 21; libfuse cannot pass the
+# watches the protocol's remote events (fsnotify 1/7; libfuse cannot pass the
 # remote_events mount option).
 echo 1 >/proc/sys/fs/inotify/remote_events
 echo "BENCH-CPUS $(nproc)"

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * t_fsid - patch 2: a FUSE mount reports a nonzero fsid, so fanotify
- * accepts a filesystem mark on it and reports local and (with patch 1)
- * FUSE_NOTIFY_DELETE events through it, with the name.
+ * t_fsid - fixes 2/2: a FUSE mount reports a nonzero fsid, so fanotify
+ * accepts a filesystem mark on it and reports local and (fixes 1/2)
+ * FUSE_NOTIFY_DELETE events through it, with the name.  Runs at every
+ * posting (vm_posting()): the mark takes remote events from posting 2
+ * (FAN_MARK_REMOTE, refused before), and FUSE_NOTIFY_DELETE's events
+ * are remote (FAN_REMOTE) from posting 3.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +26,7 @@ CHECK_MAIN_DEFS;
 int main(void)
 {
 	struct vmfs_opts opts = { .export_support = true };
+	int posting = vm_posting();
 	struct statfs sfs;
 	uint64_t id = 0;
 	int fd;
@@ -37,9 +41,14 @@ int main(void)
 
 	fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME, O_RDONLY);
 	CHECK("fsid: fanotify_init", fd >= 0);
+	if (posting < 2)
+		CHECK("fsid: FAN_MARK_REMOTE unknown before posting 2",
+		      fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM |
+				    FAN_MARK_REMOTE, FAN_CREATE, AT_FDCWD,
+				    MNT) == -1 && errno == EINVAL);
 	CHECK("fsid: FAN_MARK_FILESYSTEM accepted",
 	      fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM |
-			    FAN_MARK_REMOTE,
+			    (posting >= 2 ? FAN_MARK_REMOTE : 0),
 			    FAN_CREATE | FAN_DELETE | FAN_ONDIR,
 			    AT_FDCWD, MNT) == 0);
 	CHECK("fsid: local mkdir", mkdir(MNT "/sub", 0755) == 0);
@@ -52,8 +61,9 @@ int main(void)
 	CHECK("fsid: remote remove", vmfs_remote_remove(2, "x", &id) == 0);
 	CHECK("fsid: FUSE_NOTIFY_DELETE accepted",
 	      vmfs_notify_delete(2, id, "x") == 0);
-	CHECK("fsid: FAN_DELETE x, remote",
-	      vm_fanotify_expect(fd, FAN_DELETE | FAN_REMOTE, "x"));
+	CHECK("fsid: FAN_DELETE x, remote from posting 3",
+	      vm_fanotify_expect(fd, FAN_DELETE |
+				 (posting >= 3 ? FAN_REMOTE : 0), "x"));
 	close(fd);
 	vmfs_stop();
 	return check_exit();

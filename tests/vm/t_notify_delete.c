@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * t_notify_delete - patch 1: FUSE_NOTIFY_DELETE reaches the parent's
+ * t_notify_delete - fixes 1/2: FUSE_NOTIFY_DELETE reaches the parent's
  * watchers as IN_DELETE with the name (stock kernels report only
  * DELETE_SELF to a watch on the child), local events still arrive once.
  */

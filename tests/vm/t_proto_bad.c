@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * t_proto_bad - patches 6, 8, 10: every malformed FUSE_NOTIFY_FSNOTIFY is
+ * t_proto_bad - fuse 6/9 and 8/9: every malformed FUSE_NOTIFY_FSNOTIFY is
  * refused by write() with the documented error, delivers nothing, and the
  * kernel keeps serving the mount; a refused push takes no lookup.  Frames
  * are built by hand here: the codec refuses to build them.
@@ -192,7 +192,7 @@ static void test_bad_frames(uint64_t f, uint64_t gen)
 	      FUSE_FSNOTIFY_MODIFY, 0, 0, NULL, 0) == -ENOENT);
 	CHECK("bad: self event with a name", send_raw(1, 0,
 	      FUSE_FSNOTIFY_DELETE_SELF, 0, 1, "z", 1) == -EINVAL);
-	CHECK("bad: DELETE_SELF with another event (patch 19)",
+	CHECK("bad: DELETE_SELF with another event",
 	      send_raw(f, gen, FUSE_FSNOTIFY_DELETE_SELF |
 		       FUSE_FSNOTIFY_ATTRIB, 0, 0, NULL, 0) == -EINVAL);
 	CHECK("bad: entry and child event in one", send_raw(1, 0,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * t_proto_by_name - patches 14 and 15: an event on a child the kernel
+ * t_proto_by_name - fsnotify 6/7, fuse 6/9: an event on a child the kernel
  * does not hold may come by name alone.  inotify and dnotify watchers of
  * the directory get it with the name, and the kernel takes no lookup and
  * makes no inode.  When a fanotify mark the event would reach needs the

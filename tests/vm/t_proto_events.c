@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * t_proto_events - patch 6: FUSE_NOTIFY_FSNOTIFY reaches inotify, a
+ * t_proto_events - fuse 6/9: FUSE_NOTIFY_FSNOTIFY reaches inotify, a
  * fanotify inode mark (FAN_REPORT_DFID_NAME) and a fanotify filesystem
  * mark, for every event type, with the name for a watched parent and one
  * cookie for both halves of a rename; local events still arrive once.
@@ -128,7 +128,7 @@ static void test_object_events(void)
 	      FUSE_FSNOTIFY_DELETE_SELF, 0, NULL) == 0);
 	CHECK("delete_self: file watch", vm_inotify_expect(in_file,
 	      IN_DELETE_SELF, "", NULL));
-	CHECK("delete_self: the watch goes (patch 19)",
+	CHECK("delete_self: the watch goes",
 	      vm_inotify_expect(in_file, IN_IGNORED, "", NULL));
 	close(in_file);
 }

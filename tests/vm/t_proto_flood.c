@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * t_proto_flood - patches 7-8 against a server that floods overflow
+ * t_proto_flood - fsnotify 5/7 and fuse 8/9 against a server that floods overflow
  * notifications over a file system with 100,000 inodes in core.  Each
  * overflow walks every inode in core: the walk drops its lock and yields
  * as it goes (no soft lockup with the detector on; the kernel log is

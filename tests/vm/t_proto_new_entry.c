@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * t_proto_new_entry - patches 17 and 18: a remote CREATE or MOVED_TO by
+ * t_proto_new_entry - fsnotify 7/7, fuse 6/9: a remote CREATE or MOVED_TO by
  * name stands the directory in for the new child, which is all that
  * inotify and fanotify groups without FAN_REPORT_TARGET_FID use.  While a
  * TARGET_FID group wants the event, nothing is delivered and the answer

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * t_proto_overflow - patches 7-8: a server that lost events says so with
+ * t_proto_overflow - fsnotify 5/7, fuse 8/9: a server that lost events says so with
  * one FUSE_FSNOTIFY_Q_OVERFLOW notification on the root, and every group
  * watching the mount gets one overflow event, ahead of what follows: an
  * inotify group with marks on the root and on a file (one event for the

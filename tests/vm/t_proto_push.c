@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * t_proto_push - patch 10: an object event on a child the kernel never
+ * t_proto_push - fuse 6/9: an object event on a child the kernel never
  * looked up, pushed with the child's entry.  The kernel instantiates the
  * child without a LOOKUP, inotify sees CREATE then MODIFY with the name,
  * fanotify FID groups (filesystem and directory marks) see the child's

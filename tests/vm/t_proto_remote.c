@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * t_proto_remote - patches 21-23: remote events are opt-in and marked.
+ * t_proto_remote - fsnotify 1/7 and 2/7, fuse 3/9 and 4/9: remote events are opt-in and marked.
  * On a mount without remote_events: a fanotify mark without
  * FAN_MARK_REMOTE gets local events and no remote one, and costs the
  * server no mask; a mark with it gets remote events with FAN_REMOTE and

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * t_proto_rename - patch 13: FS_RENAME in the watch mask reaches the
+ * t_proto_rename - fuse 7/9: FS_RENAME in the watch mask reaches the
  * server, and FUSE_FSNOTIFY_RENAME gives fanotify FAN_RENAME groups one
  * event with the old and the new place (each mark kind seeing what a
  * local rename shows it) and the moved file's own fid, and dnotify
@@ -8,7 +8,7 @@
  * is then held with one lookup.  A watched directory the kernel holds
  * under its old name ends up under the new one.  Every malformed or
  * stale rename frame is refused with the documented error, delivers
- * nothing and takes no lookup.  Patch 16: the same notification with both
+ * nothing and takes no lookup.  Also: the same notification with both
  * moves reports the whole rename in a local one's order.
  */
 #include <errno.h>
@@ -269,7 +269,7 @@ static void test_held_directory(void)
 }
 
 /*
- * Patch 16: one notification with both moves is the whole rename, for a
+ * One notification with both moves is the whole rename, for a
  * file the kernel holds (open) under its old name. A filesystem mark for
  * all three reads FAN_RENAME, then MOVED_FROM and MOVED_TO, each with the
  * moved file's own fid, as for a local rename; inotify reads the two

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * t_proto_stall - patches 11-12 against a server that never answers
+ * t_proto_stall - fsnotify 4/7 and fuse 5/9 against a server that never answers
  * FUSE_FSNOTIFY (stalled, or hostile: a FUSE server may be unprivileged).
  * Adding a watch waits for the server's answer to that watch's update
  * only, and for a bounded time (1 s, FUSE_FSNOTIFY_SYNC_TIMEOUT); once a

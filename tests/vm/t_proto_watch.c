@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * t_proto_watch - patches 3-5: the combined mask of local marks reaches
+ * t_proto_watch - fsnotify 3/7, fuse 5/9: the combined mask of local marks reaches
  * the server as FUSE_FSNOTIFY, for inotify and fanotify inode marks and
  * for a fanotify filesystem mark, and drops to 0 on inotify_rm_watch,
  * on fanotify mark removal and when the watching process exits. Patch

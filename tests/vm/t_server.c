@@ -115,9 +115,9 @@ static void test_dnotify_waits(void)
 
 /*
  * A remote rename in a directory only fanotify (a filesystem mark) and
- * dnotify DN_RENAME watch: FAN_RENAME with both names (kernel patch 13),
+ * dnotify DN_RENAME watch: FAN_RENAME with both names (kernel: fuse 7/9),
  * then MOVED_FROM and MOVED_TO, each with the file's own fid, as a local
- * rename reports them (patch 16), and dnotify's signal.
+ * rename reports them (fuse 7/9), and dnotify's signal.
  */
 static void test_fan_rename(void)
 {
@@ -360,7 +360,7 @@ static void test_push_taken_over(bool fanotify)
 /*
  * A fanotify FAN_REPORT_TARGET_FID group gets a remote create's and
  * move's own child fid (the kernel asks, the server pushes the entry:
- * kernel patch 18). A name gone again before the server read its create
+ * kernel: fuse 6/9). A name gone again before the server read its create
  * still reaches every watcher, without the child.
  */
 static void test_target_fid(void)

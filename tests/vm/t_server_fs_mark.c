@@ -2,7 +2,7 @@
 /*
  * t_server_fs_mark - how rnotifyfs sends an event on a child the kernel
  * does not hold.  A filesystem mark is fanotify's, and the kernel refuses
- * the name alone for it (patch 14), so when such a mark wants the event
+ * the name alone for it (fsnotify 6/7), so when such a mark wants the event
  * the server sends the child's entry at once; otherwise it tries the name
  * alone first.  The server's counts at its stop (-d) say which way each
  * event went:

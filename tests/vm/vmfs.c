@@ -22,6 +22,7 @@
 #include "../peer/proto_peer.h"
 #include "vmfs.h"
 #include "vmfs_state.h"
+#include "vmwatch.h"
 
 struct vmfs_state vmfs = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -258,7 +259,8 @@ static int vmfs_mount(const char *mnt)
 		return -errno;
 	snprintf(opts, sizeof(opts),
 		 "fd=%d,rootmode=40755,user_id=0,group_id=0,allow_other%s",
-		 vmfs.fd, vmfs.opts.no_remote_events ? "" : ",remote_events");
+		 vmfs.fd, vmfs.opts.no_remote_events || vm_posting() < 3 ?
+		 "" : ",remote_events");
 	if (mount("vmfs", mnt, "fuse", MS_NOSUID | MS_NODEV, opts)) {
 		int err = -errno;
 

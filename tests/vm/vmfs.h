@@ -27,7 +27,10 @@
 struct vmfs_opts {
 	bool fsnotify;		/* accept FUSE_HAS_FSNOTIFY at INIT */
 	bool export_support;	/* FUSE_CAP_EXPORT_SUPPORT (sb marks) */
-	/* mount without remote_events: inotify and dnotify get none */
+	/*
+	 * mount without remote_events: inotify and dnotify get none (always
+	 * so below posting 3, whose kernel has no such option: vm_posting())
+	 */
 	bool no_remote_events;
 };
 
@@ -107,7 +110,7 @@ int vmfs_encode_rename(uint64_t parent, uint64_t generation,
 
 /*
  * The same two with the rename's MOVED_FROM and MOVED_TO in the frame
- * too, with cookie (kernel patch 16); cookie 0: as the two above.
+ * too, with cookie (kernel: fuse 7/9); cookie 0: as the two above.
  */
 int vmfs_send_move(uint64_t parent, uint64_t generation, const char *name,
 		   uint64_t newparent, uint64_t newgeneration,

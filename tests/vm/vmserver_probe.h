@@ -16,7 +16,7 @@ bool vm_server_pause(pid_t pid);
 
 /*
  * A watch is in effect on the server when the call that added it
- * returns (kernel patches 11-12): with the server stopped, add(fd) must
+ * returns (kernel: fsnotify 4/7, fuse 5/9): with the server stopped, add(fd) must
  * wait in the kernel; the server resumed, it returns. *waited says
  * whether it waited; the return is add()'s, or -1. mnt is stat()ed
  * first, so that its attributes are cached (60 s) and add asks the

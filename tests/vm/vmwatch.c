@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/fanotify.h>
 #include <sys/inotify.h>
@@ -429,4 +430,21 @@ int vm_dnotify_block(void)
 
 	dnotify_set(&set);
 	return sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
+int vm_posting(void)
+{
+	char line[1024], *at;
+	int posting = 3;
+	FILE *f = fopen("/proc/cmdline", "r");
+
+	if (!f)
+		return posting;
+	if (fgets(line, sizeof(line), f)) {
+		at = strstr(line, "rnotify.posting=");
+		if (at)
+			posting = atoi(at + strlen("rnotify.posting="));
+	}
+	fclose(f);
+	return posting;
 }

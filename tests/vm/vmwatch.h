@@ -83,7 +83,7 @@ bool vm_fanotify_expect_rename(int fd, uint64_t mask, const char *old,
 
 /*
  * fanotify_mark(FAN_MARK_ADD | FAN_MARK_REMOTE | flags) for mask on path:
- * a mark that takes remote events (kernel patch 22). 0 or -1.
+ * a mark that takes remote events (kernel: fsnotify 2/7). 0 or -1.
  */
 int vm_fanotify_remote_mark(int fd, unsigned int flags, uint64_t mask,
 			    const char *path);
@@ -117,5 +117,15 @@ const char *vm_mask_str(uint64_t mask, bool fanotify, char *buf,
 
 /* Print one event as "why" context of a failed check. */
 void vm_event_print(const char *who, const struct vm_event *ev);
+
+/*
+ * How much of the kernel series the VM's kernel has: the number of the
+ * last posting applied (kernel/run-vm-tests --posting N puts
+ * rnotify.posting=N on the kernel command line; 3, the whole series,
+ * without it).  1: the FUSE fixes; 2: also the fsnotify core
+ * (FAN_MARK_REMOTE); 3: also FUSE remote fsnotify (FUSE_HAS_FSNOTIFY,
+ * the mount option remote_events, FUSE_NOTIFY_DELETE's events remote).
+ */
+int vm_posting(void);
 
 #endif
