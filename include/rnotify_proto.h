@@ -23,7 +23,7 @@
  *     races with FORGET) cannot touch a new object that reused the nodeid.
  *     The server answers with an empty reply (or an error, which the
  *     kernel ignores).  Mask bits it does not know, from a newer kernel
- *     (patch 13 added FUSE_FSNOTIFY_RENAME), it ignores and keeps the
+ *     (as FUSE_FSNOTIFY_RENAME was once new), it ignores and keeps the
  *     rest: refusing the update would lose the node's whole mask.
  *
  *  3. FUSE_NOTIFY_FSNOTIFY notification (server -> kernel; out-header
@@ -35,7 +35,7 @@
  *       CLOSE_WRITE, DELETE_SELF, MOVE_SELF, ...); the kernel also reports
  *       it to watchers of the object's parent, with the name, as it does
  *       for a local event.  With FUSE_FSNOTIFY_NO_PARENT in flags (kernel
- *       patch 20) it goes to the object's own watchers only, as a local
+ *       fuse 6/9) it goes to the object's own watchers only, as a local
  *       change of the link count does (a link made or removed, a file
  *       renamed over); the flag with a name is EINVAL.
  *     - namelen > 0: a directory-entry event (CREATE, DELETE, MOVED_FROM,
@@ -60,7 +60,7 @@
  *       neither fixed part + namelen + 128 nor, for a child event,
  *       fixed part + namelen: EINVAL.
  *     - namelen > 0 with a child event (FUSE_FSNOTIFY_CHILD_EVENTS) and
- *       no entry (kernel patch 15): the same event by name alone, for a
+ *       no entry (kernel fuse 6/9): the same event by name alone, for a
  *       child the kernel does not hold.  No lookup is counted.  The
  *       kernel reports it to the directory's watchers that need only the
  *       name (inotify, dnotify) as a local event on an unheld child
@@ -80,7 +80,7 @@
  *       events; every watcher of the mount gets an overflow event
  *       (IN_Q_OVERFLOW, FAN_Q_OVERFLOW) and knows it must rescan.
  *     - mask == FUSE_FSNOTIFY_RENAME (ISDIR allowed), no cookie (kernel
- *       patch 13): a rename as fanotify FAN_RENAME and dnotify DN_RENAME
+ *       fuse 7/9): a rename as fanotify FAN_RENAME and dnotify DN_RENAME
  *       watchers see it, both places in one event.  nodeid is the old
  *       directory and the name the old name; then a struct
  *       fuse_fsnotify_rename_out (the new directory, its generation and
@@ -95,7 +95,7 @@
  *       must be known to the kernel (ENOENT); the entry's nodeid may be
  *       neither directory (EINVAL).
  *     - mask == FUSE_FSNOTIFY_RENAME | MOVED_FROM | MOVED_TO (ISDIR
- *       allowed) with a nonzero cookie (kernel patch 16): the same frame
+ *       allowed) with a nonzero cookie (kernel fuse 7/9): the same frame
  *       is the whole rename, instead of the three notifications.  The
  *       kernel drops what both names make stale, links the child at its
  *       new name, and reports FS_RENAME, then MOVED_FROM and MOVED_TO
@@ -205,7 +205,7 @@
 
 /*
  * Object events that watchers of the parent hear of, with the name: they
- * may come by name alone (kernel patch 15).
+ * may come by name alone (kernel fuse 6/9).
  */
 #define FUSE_FSNOTIFY_CHILD_EVENTS					\
 	(FUSE_FSNOTIFY_ACCESS | FUSE_FSNOTIFY_MODIFY |			\
@@ -214,7 +214,7 @@
 
 /*
  * Directory entry events that make a new child: they may carry its entry
- * (kernel patch 18).
+ * (kernel fuse 6/9).
  */
 #define FUSE_FSNOTIFY_NEW_ENTRY_EVENTS					\
 	(FUSE_FSNOTIFY_CREATE | FUSE_FSNOTIFY_MOVED_TO)

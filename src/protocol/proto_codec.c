@@ -120,7 +120,7 @@ int proto_event_validate(const struct proto_event *ev)
 		return proto_rename_validate(ev);
 	if (!events || (events & ~proto_allowed(ev)))
 		return -EINVAL;
-	/* An object's removal comes alone (kernel patch 19). */
+	/* An object's removal comes alone (kernel fuse 6/9). */
 	if (!ev->namelen && (events & FUSE_FSNOTIFY_DELETE_SELF) &&
 	    events != FUSE_FSNOTIFY_DELETE_SELF)
 		return -EINVAL;

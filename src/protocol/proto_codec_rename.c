@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * proto_codec_rename - the FUSE_FSNOTIFY_RENAME frame (kernel patches 13
- * and 16): out-header, fixed part, old name, struct
+ * proto_codec_rename - the FUSE_FSNOTIFY_RENAME frame (kernel fuse
+ * 7/9): out-header, fixed part, old name, struct
  * fuse_fsnotify_rename_out, new name, the child's entry at its new place.
  * Each part follows the one before without padding, as the kernel reads
  * them, and the frame ends exactly after the entry.
@@ -11,7 +11,7 @@
 
 #include "proto_codec_internal.h"
 
-/* FS_RENAME alone, or with both moves and their cookie (patch 16). */
+/* FS_RENAME alone, or with both moves and their cookie (fuse 7/9). */
 static bool rename_mask_ok(uint32_t mask, uint32_t cookie)
 {
 	uint32_t moves = FUSE_FSNOTIFY_MOVED_FROM | FUSE_FSNOTIFY_MOVED_TO;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Whether inotify and dnotify watchers take remote events on a kernel
- * with the series in kernel/ (patch 21): the sysctl
+ * with the series in kernel/ (fsnotify 1/7): the sysctl
  * fs.inotify.remote_events, which the administrator sets to 1 for every
  * mount.  libfuse cannot give a mount the other way in, the mount option
  * remote_events, so it is the one that counts for rnotifyfs.

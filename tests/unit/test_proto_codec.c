@@ -185,7 +185,7 @@ static void test_push_layout(void)
 	      16 + 32 + 255 + 128);
 }
 
-/* A child event by name alone (kernel patch 15): no entry follows. */
+/* A child event by name alone (kernel fuse 6/9): no entry follows. */
 static void test_by_name(void)
 {
 	unsigned char buf[PROTO_EVENT_FRAME_MAX];
@@ -295,7 +295,7 @@ static void test_new_entry(void)
 	CHECK("no child: not on an object", proto_event_validate(&ev) == -EINVAL);
 }
 
-/* A link count change (kernel patch 20) is on the object, for its own. */
+/* A link count change (kernel fuse 6/9) is on the object, for its own. */
 static void test_no_parent(void)
 {
 	unsigned char buf[PROTO_EVENT_FRAME_MAX];
@@ -322,7 +322,7 @@ static void test_no_parent(void)
 	CHECK("no parent: not with an entry", proto_event_validate(&ev) == -EINVAL);
 }
 
-/* An object's removal (kernel patch 19) comes alone, or with ISDIR. */
+/* An object's removal (kernel fuse 6/9) comes alone, or with ISDIR. */
 static void test_removed(void)
 {
 	struct proto_event ev = ev_named(FUSE_FSNOTIFY_DELETE_SELF, NULL);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_proto_rename - the FUSE_FSNOTIFY_RENAME frame (kernel patch 13),
+ * test_proto_rename - the FUSE_FSNOTIFY_RENAME frame (kernel fuse 7/9),
  * byte for byte: its layout, a round trip, and every rule the kernel
  * enforces, on encode and on decode.
  */
@@ -113,7 +113,7 @@ static void test_rejects(void)
 	CHECK("rename: with one move and a cookie",
 	      proto_event_validate(&ev) == -EINVAL);
 	ev.mask |= FUSE_FSNOTIFY_MOVED_TO;
-	CHECK("rename: with both moves and a cookie (patch 16)",
+	CHECK("rename: with both moves and a cookie (fuse 7/9)",
 	      proto_event_validate(&ev) == 0);
 	ev.cookie = 0;
 	CHECK("rename: with both moves, no cookie",

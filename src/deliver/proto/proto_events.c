@@ -59,7 +59,7 @@ int proto_notify(struct proto_send *s, const struct proto_node *n,
 
 /*
  * A name of n removed or replaced changed its link count: ATTRIB to its own
- * watchers only (kernel patch 20), as fsnotify_link_count() reports it.
+ * watchers only (kernel fuse 6/9), as fsnotify_link_count() reports it.
  */
 int proto_notify_link_count(struct proto_send *s, const struct proto_node *n,
 			    bool isdir)
@@ -141,11 +141,11 @@ static void note_refusal(struct proto_send *s, const struct proto_event *pe,
 /*
  * A new entry goes by name. If a watcher reports the child itself
  * (fanotify's FAN_REPORT_TARGET_FID), the kernel asks for it (ENODATA,
- * kernel patch 18): it goes again with the child's entry, or, if the name
+ * kernel fuse 6/9): it goes again with the child's entry, or, if the name
  * no longer leads to that object here, by name with NO_CHILD, which the
  * kernel delivers to every watcher without the child. Once asked, the
  * next ones in that directory go with the entry at once (proto_asked.h).
- * A kernel without patch 18 never asks.
+ * A kernel with an early v1 of the series never asks.
  */
 int proto_send_new_entry(struct proto_send *s, const struct proto_node *dir,
 			 const struct rn_event *ev, const char *name,
@@ -208,7 +208,7 @@ static int deliver_create(struct proto_send *s, const struct rn_event *ev)
  * reported that change itself). False if the kernel no longer
  * holds the name after all; if it still holds the object (a watch keeps
  * the inode, not the dentry), the object goes as removed first (kernel
- * patch 19: DELETE_SELF, and its marks go), after the ATTRIB of its lost
+ * fuse 6/9: DELETE_SELF, and its marks go), after the ATTRIB of its lost
  * link for a file, as a local unlink reports them.
  */
 static bool delete_shown(struct proto_send *s, const struct proto_node *dir,
@@ -332,7 +332,7 @@ int proto_send_pushed(struct proto_send *s, uint64_t dir, const char *name,
 
 /*
  * A child event by name; true if the kernel refused it and the entry must
- * go (ENODATA, or EINVAL from a kernel without patch 15), else *ret is
+ * go (ENODATA, or EINVAL from an early v1 of the series), else *ret is
  * the answer.
  */
 static bool refused_by_name(struct proto_send *s, struct proto_event *pe,
@@ -353,7 +353,7 @@ static bool refused_by_name(struct proto_send *s, struct proto_event *pe,
  * inotify and dnotify watchers of the directory need no more than, and
  * with the child's entry only if the kernel asks for it (ENODATA: a
  * fanotify watcher needs the child itself, or the kernel holds the name
- * after all). A kernel without patch 15 refuses the name alone (EINVAL).
+ * after all). An early v1 of the series refuses the name alone (EINVAL).
  * A filesystem mark that wants the event is fanotify's, which the kernel
  * always refuses the name alone for: then the entry goes at once, as it
  * does where the kernel asked for it before (proto_asked.h).

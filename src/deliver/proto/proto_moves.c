@@ -68,7 +68,7 @@ static bool replaced_node(struct proto_send *s, const struct proto_node *to,
 /*
  * RENAME (for FAN_RENAME and DN_RENAME watchers), MOVED_FROM and MOVED_TO
  * with one cookie, then MOVE_SELF, as vfs_rename() reports them. The
- * first three go as one notification (kernel patch 16) if a watcher
+ * first three go as one notification (kernel fuse 7/9) if a watcher
  * wants the RENAME and both directories are held: a RENAME of its own
  * could not come first, since MOVED_TO drops any dentry of its name, and
  * would take the child the RENAME links there (evicted, its node
@@ -103,7 +103,7 @@ static int send_move(struct proto_send *s, const struct rn_event *ev,
 	/*
 	 * As a local rename over it, the replaced object gets ATTRIB for its
 	 * lost link before the moved object's MOVE_SELF, then DELETE_SELF,
-	 * which with kernel patch 19 ends its watches, as the replaced
+	 * which with kernel fuse 6/9 ends its watches, as the replaced
 	 * dentry's last reference does.
 	 */
 	replaced = replaced && (!has_obj || old.id != obj.id);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * proto_rename - a remote rename as fanotify FAN_RENAME and dnotify
- * DN_RENAME watchers see it (FS_RENAME, kernel patch 13): one event with
+ * DN_RENAME watchers see it (FS_RENAME, kernel fuse 7/9): one event with
  * the old directory and name and the new ones. The same notification
  * carries the MOVED_FROM and MOVED_TO that inotify sees (kernel patch
  * 16), and the kernel reports the three in a local rename's order.
