@@ -367,6 +367,21 @@ out:
 	return se;
 }
 
+/* What the last session's kernel held is dropped: see fs.h. */
+static void vhost_forget_last_kernel(struct server *s)
+{
+	unsigned long dirs;
+	long nodes;
+
+	if (fs_forget_last_kernel(s->fs, &nodes, &dirs))
+		fuse_log(FUSE_LOG_ERR,
+			 "rnotifyfs: a new session: out of memory: the last one's nodes stay until the server exits\n");
+	else
+		fuse_log(FUSE_LOG_INFO,
+			 "rnotifyfs: a new session: the last one's kernel held %ld nodes and %lu open directories, dropped\n",
+			 nodes, dirs);
+}
+
 /*
  * The guest unmounted, or rebooted: its next mount is a new session on
  * the same device, delivery and file system (virtiofsd's answer to a
@@ -397,6 +412,7 @@ static int vhost_next_session(struct server *s)
 	stopping = s->stopping;
 	pthread_mutex_unlock(&s->se_lock);
 	fs_set_session(s->fs, se);
+	vhost_forget_last_kernel(s);
 	return stopping;
 }
 

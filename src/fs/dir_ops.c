@@ -251,11 +251,14 @@ void fs_op_releasedir(fuse_req_t req, fuse_ino_t ino,
 	fuse_reply_err(req, 0);
 }
 
-void fs_dirs_close_all(struct fs *fs)
+unsigned long fs_dirs_close_all(struct fs *fs)
 {
-	while (!fs_list_empty(&fs->dirs))
+	unsigned long n = 0;
+
+	for (; !fs_list_empty(&fs->dirs); n++)
 		dir_close(fs, fs_container_of(fs->dirs.next, struct fs_dir,
 					      link));
+	return n;
 }
 
 void fs_op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,

@@ -108,6 +108,13 @@ void fs_set_session(struct fs *fs, struct fuse_session *se)
 	fs->se = se;
 }
 
+int fs_forget_last_kernel(struct fs *fs, long *nodes, unsigned long *dirs)
+{
+	*dirs = fs_dirs_close_all(fs);
+	*nodes = fs_table_forget_all(&fs->table);
+	return *nodes < 0 ? (int)*nodes : 0;
+}
+
 void fs_set_session_state(struct fs *fs, void *state)
 {
 	fs->session_state = state;

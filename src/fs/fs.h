@@ -56,6 +56,16 @@ const struct fuse_lowlevel_ops *fs_ops(void);
 void fs_set_session(struct fs *fs, struct fuse_session *se);
 
 /*
+ * Between two sessions of a virtio-fs guest (it unmounted, or rebooted
+ * with no DESTROY): the next one serves a kernel that holds none of the
+ * last one's nodes and will release none of its open directories, so
+ * they are dropped, as virtiofsd drops its inodes at a second INIT.
+ * Counts them in *nodes and *dirs; -ENOMEM if the nodes could not be
+ * listed (then they stay until the server exits).
+ */
+int fs_forget_last_kernel(struct fs *fs, long *nodes, unsigned long *dirs);
+
+/*
  * A slot for the session layer's own state: libfuse's I/O hooks reach it
  * only through their userdata, the fs. The fs never looks inside.
  */

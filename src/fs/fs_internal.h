@@ -57,9 +57,9 @@ static inline struct fs *fs_of(fuse_req_t req)
 /*
  * dir_ops.c: closes the directories the kernel left open, whose
  * RELEASEDIR will never come (the connection ended: its client was
- * killed as the server stopped).
+ * killed as the server stopped, or a guest rebooted); how many.
  */
-void fs_dirs_close_all(struct fs *fs);
+unsigned long fs_dirs_close_all(struct fs *fs);
 
 /* boundary.c: is a held object still inside the export? */
 bool fs_inode_inside(struct fs *fs, struct fs_inode *in);

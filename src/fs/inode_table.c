@@ -533,6 +533,39 @@ void fs_table_forget(struct fs_table *t, uint64_t nodeid, uint64_t n)
 		inode_free(in);
 }
 
+struct held_nodes {
+	uint64_t *ids;
+	long n;
+};
+
+static void held_node(struct hash_link *l, void *arg)
+{
+	struct fs_inode *in = fs_container_of(l, struct fs_inode, by_node);
+	struct held_nodes *h = arg;
+
+	if (in->nlookup && in->nodeid != FS_TABLE_ROOT)
+		h->ids[h->n++] = in->nodeid;
+}
+
+/* Ids first: forgetting a node takes it out of the index walked. */
+long fs_table_forget_all(struct fs_table *t)
+{
+	struct held_nodes h = { 0 };
+	long i;
+
+	pthread_mutex_lock(&t->lock);
+	h.ids = malloc((t->by_node.count + 1) * sizeof(*h.ids));
+	if (h.ids)
+		hash_index_visit(&t->by_node, held_node, &h);
+	pthread_mutex_unlock(&t->lock);
+	if (!h.ids)
+		return -ENOMEM;
+	for (i = 0; i < h.n; i++)
+		fs_table_forget(t, h.ids[i], UINT64_MAX);
+	free(h.ids);
+	return h.n;
+}
+
 int fs_table_stat(struct fs_inode *in, struct stat *st)
 {
 	if (in->fd >= 0)

@@ -148,6 +148,13 @@ bool fs_table_first_ref(struct fs_table *t, const struct fs_inode *in);
 void fs_table_forget(struct fs_table *t, uint64_t nodeid, uint64_t n);
 
 /*
+ * The kernel that held the references is gone (a virtio-fs guest that
+ * rebooted): every node but the root loses all of them. Returns how many
+ * nodes were held, or -ENOMEM (then none is dropped).
+ */
+long fs_table_forget_all(struct fs_table *t);
+
+/*
  * The attributes of an inode the caller holds a reference to: fresh from
  * the backing object, or a ghost's. 0, or -ESTALE if it is gone.
  */

@@ -87,6 +87,37 @@ static void test_ref_outlives_forget(struct fs_table *t)
 	fs_table_put(t, held);
 }
 
+/* A guest rebooted: every node it held goes, the root stays. */
+static void test_forget_all(struct fs_table *t)
+{
+	struct fs_inode *b1, *b2, *held;
+	uint64_t node1, node2;
+	int fd2;
+
+	make_file("b1");
+	make_file("b2");
+	b1 = learn(t, "b1");
+	b2 = learn(t, "b2");
+	if (!b1 || !b2 || learn(t, "b2") != b2) {
+		CHECK("forget_all_setup", false);
+		return;
+	}
+	node1 = b1->nodeid;
+	node2 = b2->nodeid;
+	fd2 = b2->fd;
+	held = fs_table_get(t, node1);	/* a delivery thread's */
+	CHECK("forget_all_counts_held_nodes", fs_table_forget_all(t) == 2);
+	CHECK("forget_all_unreachable", !fs_table_get(t, node1) &&
+	      !fs_table_get(t, node2));
+	CHECK("forget_all_closes_fds", fd2 >= 0 && fcntl(fd2, F_GETFD) < 0);
+	CHECK("forget_all_in_use_stays_open", fcntl(held->fd, F_GETFD) >= 0);
+	fs_table_put(t, held);
+	held = fs_table_get(t, 1);
+	CHECK("forget_all_keeps_root", held && held->nodeid == 1);
+	fs_table_put(t, held);
+	CHECK("forget_all_again_none", fs_table_forget_all(t) == 0);
+}
+
 static void test_ghosts(struct fs_table *t)
 {
 	struct stat st = { .st_mode = S_IFREG | 0644, .st_size = 7 };
@@ -320,6 +351,7 @@ int main(void)
 	test_root(&t);
 	test_lookup_counts(&t);
 	test_ref_outlives_forget(&t);
+	test_forget_all(&t);
 	test_ghosts(&t);
 	test_reused_ino(&t);
 	test_names(&t);
