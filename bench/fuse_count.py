@@ -13,9 +13,9 @@ change costs the kernel.
 
 PHASES (optional) has one line per phase of the load, in order:
 "END_TIME LABEL EVENTS ...", END_TIME in seconds since the epoch (the
-clock of strace -ttt), e.g. bench/build/lat's output lines stamped as
-they are read. Each phase's counts are printed per event; without
-PHASES, the whole trace is one phase.
+clock of strace -ttt): bench/profile takes bench/build/lat's lines,
+one per op, from strace -ttt of lat's writes. Each phase's counts are
+printed per event; without PHASES, the whole trace is one phase.
 """
 import collections
 import re
