@@ -129,6 +129,8 @@ static int replay_backend(struct delivery *d, struct cpu_pin *pin,
 	d->replay = replay_new(&rc);
 	if (!d->replay)
 		return -errno;
+	/* It acts on held files' link counts only: link_count_changed(). */
+	watch_link_counts(d->watch, held_object, d->fs);
 	*sink = (struct event_sink){
 		.event = replay_queue_event,
 		.drained = replay_drained,

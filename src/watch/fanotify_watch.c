@@ -62,6 +62,8 @@ struct fan_watch {
 	struct fan_scope scope;
 	struct fan_ignore ignore;
 	unsigned int obj_skip;	/* kinds whose object gets only its gen */
+	watch_held_fn link_held;	/* watch_link_counts() */
+	void *link_held_arg;
 	watch_emit_fn emit;
 	void *arg;
 	int emitted;
@@ -136,6 +138,13 @@ void fan_watch_objects(struct fan_watch *w, unsigned int skip_kinds,
 	w->obj_skip = skip_kinds;
 	w->scope.held = held;
 	w->scope.held_arg = arg;
+}
+
+void fan_watch_link_counts(struct fan_watch *w, watch_held_fn held,
+			   void *arg)
+{
+	w->link_held = held;
+	w->link_held_arg = arg;
 }
 
 /*
@@ -300,17 +309,27 @@ static bool fan_place(struct fan_watch *w, const struct fan_record *rec,
  * own marks only, so its record names no directory. It is kept, with
  * the file's id: one the client holds is inside the export, wherever
  * this link was (a consumer of held objects, fan_watch_objects(), is
- * told whether it holds it; another opens the handle).
+ * told whether it holds it; another opens the handle, unless
+ * fan_watch_link_counts() says it wants held files' only). True if rec
+ * was one, emitted or dropped.
  */
 static bool fan_link_count(struct fan_watch *w, const struct fan_record *rec,
 			   struct rn_event *ev)
 {
+	int held = -EAGAIN;
+
 	if (rec->dfid.present || !rec->fid.present ||
 	    !(rec->mask & FAN_ATTRIB) || (rec->mask & FAN_ONDIR))
 		return false;
-	if (!fan_scope_obj(&w->scope, &rec->fid, &ev->obj))
+	if (w->link_held)
+		held = w->link_held(w->link_held_arg, rec->fid.handle,
+				    rec->fid.len, rec->fid.type, &ev->obj);
+	if (!held)
+		return true;
+	if (held < 0 && !fan_scope_obj(&w->scope, &rec->fid, &ev->obj))
 		return false;
 	ev->link_count = true;
+	fan_emit(w, ev, RN_EV_ATTRIB);
 	return true;
 }
 
@@ -336,10 +355,8 @@ static void fan_record_emit(struct fan_watch *w, const struct fan_record *rec)
 		fan_rename(w, rec, &ev);
 		return;
 	}
-	if (fan_link_count(w, rec, &ev)) {
-		fan_emit(w, &ev, RN_EV_ATTRIB);
+	if (fan_link_count(w, rec, &ev))
 		return;
-	}
 	if (!fan_place(w, rec, &ev))
 		return;
 	if ((rec->mask & (FAN_CREATE | FAN_DELETE)) && !ev.name[0])

@@ -145,6 +145,12 @@ bool watch_objects(struct watch *w, unsigned int skip_kinds,
 	return w->fan != NULL;
 }
 
+void watch_link_counts(struct watch *w, watch_held_fn held, void *arg)
+{
+	if (w->fan)
+		fan_watch_link_counts(w->fan, held, arg);
+}
+
 void watch_own_change(struct watch *w, const struct rn_id *id,
 		      const char *name, unsigned int kinds, bool ended,
 		      const struct stat *after)

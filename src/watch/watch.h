@@ -115,6 +115,16 @@ int watch_read(struct watch *w, watch_emit_fn emit, void *arg);
 bool watch_objects(struct watch *w, unsigned int skip_kinds,
 		   watch_held_fn held, void *arg);
 
+/*
+ * For a consumer that acts on link counts of held files only (replay
+ * drops their cached attributes, nothing else) but needs every other
+ * object's id: a link count of a file held() says it does not hold is
+ * dropped as it is read. A file unlinked outside the export, which the
+ * filesystem mark reports, then costs no open_by_handle_at() and no
+ * hand-over. fanotify only; not with watch_objects(), which covers it.
+ */
+void watch_link_counts(struct watch *w, watch_held_fn held, void *arg);
+
 void watch_own_change(struct watch *w, const struct rn_id *id,
 		      const char *name, unsigned int kinds, bool ended,
 		      const struct stat *after);

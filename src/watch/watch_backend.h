@@ -23,6 +23,8 @@ bool fan_watch_ignores(const struct fan_watch *w);
 int fan_watch_read(struct fan_watch *w, watch_emit_fn emit, void *arg);
 void fan_watch_objects(struct fan_watch *w, unsigned int skip_kinds,
 		       watch_held_fn held, void *arg);
+void fan_watch_link_counts(struct fan_watch *w, watch_held_fn held,
+			   void *arg);
 
 /* NULL with errno set. */
 struct inotify_watch *inotify_watch_open(const struct watch_config *cfg);
