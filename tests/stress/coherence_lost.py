@@ -116,8 +116,9 @@ def mount_below(chk, m):
     forced with fanotify here: its queue is unbounded, and FIONREAD counts
     24 bytes an event against the 64 MiB the server lets it hold). The
     caches kept until invalidated go too: a name missing before (a
-    negative entry: FUSE_NOTIFY_INC_EPOCH drops those) and the listing
-    (read twice: kept from one open to the next)."""
+    negative entry, gone with its directory's dentry, which the drop
+    invalidates) and the listing (read twice: kept from one open to the
+    next)."""
     os.mkdir(m.bpath("a/over"))
     os.mknod(m.bpath("a/over/under"))
     co.state(m.mnt, "a/over")
