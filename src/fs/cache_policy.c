@@ -25,8 +25,9 @@
  *   makes the name exist drops before its event: the replay's create or
  *   rename through the mount replaces it, or settle_name() drops it (a
  *   kernel with the series drops it itself). Only where the kernel takes
- *   FUSE_NOTIFY_INC_EPOCH: the overflow drop below finds no record of it
- *   to drop one by one;
+ *   FUSE_NOTIFY_INC_EPOCH: the drop one by one below has no record of
+ *   missing names (those below a directory go with its name, those in
+ *   the root would stay);
  * - a file's pages (FOPEN_KEEP_CACHE), where its attributes are kept: a
  *   write or truncate drops them with the attributes before its event;
  * - a directory's listing (FOPEN_CACHE_DIR): a change of its entries
