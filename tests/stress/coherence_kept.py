@@ -76,10 +76,10 @@ MAKERS = ("create", "mkdir", "mknod", "symlink", "link", "rename",
           "dir_moved_in")
 
 
-def name_event(m, rel):
+def name_event(m, rel, mask=NEW_NAME):
     d, name = os.path.split(rel)
     key = (os.fsencode(m.mpath(d)), os.fsencode(name))
-    return lambda e: (e[0], e[3]) == key and e[1] & NEW_NAME
+    return lambda e: (e[0], e[3]) == key and e[1] & mask
 
 
 def negative_round(m, ino, rnd, i, stale):
@@ -96,7 +96,9 @@ def negative_round(m, ino, rnd, i, stale):
             stale.append(f"{how} {rel}: no event for its source")
             return
         os.rename(src, m.bpath(rel))
-    if not ino.wait_for(name_event(m, rel), co.EVENT_WAIT):
+    # A file written as it is made: its last event, not its CREATE.
+    last = IN_CLOSE_WRITE if how == "create" else NEW_NAME
+    if not ino.wait_for(name_event(m, rel, last), co.EVENT_WAIT):
         stale.append(f"{how} {rel}: no event")
         return
     a, b = co.meta(m.back, rel), co.meta(m.mnt, rel)
@@ -151,6 +153,7 @@ def pages_round(m, ino, rnd, i, held, stale):
     elif reopen_read(m, rel) != want:
         stale.append(f"round {i}: a new open saw old bytes")
     if len(want) < PAGE_SIZE // 2:	# grow it again for the next round
+        ino.read(0)	# the CLOSE_WRITE of our own open
         with open(m.bpath(rel), "ab") as f:
             f.write(os.urandom(PAGE_SIZE - len(want)))
         ino.wait_for(file_event(m, rel, IN_CLOSE_WRITE), co.EVENT_WAIT)
