@@ -30,7 +30,8 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 TESTLIB_SRC := $(wildcard tests/lib/*.c)
 TESTLIB_OBJ := $(TESTLIB_SRC:%.c=$(B)/%.o)
-# The kernel's side of the protocol: unit tests only, never the server.
+# The kernel's side of the protocol: tests only (unit tests and
+# frame_server's crafted frames), never the server.
 PEER_SRC := $(wildcard tests/peer/*.c)
 PEER_OBJ := $(PEER_SRC:%.c=$(B)/%.o)
 E2E_SRC := $(wildcard tests/e2e/t_*.c)
@@ -59,7 +60,7 @@ $(B)/tests/t_%: $(B)/tests/e2e/t_%.o $(TESTLIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/tests/frame_server: $(B)/tests/virtiofs/frame_server.o \
+$(B)/tests/frame_server: $(B)/tests/virtiofs/frame_server.o $(PEER_OBJ) \
 			 $(B)/librnotify.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)

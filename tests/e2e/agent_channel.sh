@@ -5,19 +5,21 @@
 # a proper HELLO after them, and exits 0 when asked.
 # Usage: tests/e2e/agent_channel.sh RNOTIFYFS
 set -u
+. "$(dirname "$0")/lib.sh"
+NAME=agent_channel
 bin=${1:-build/rnotifyfs}
 dir=$(mktemp -d /tmp/rnotify-agentch.XXXXXX)
 pid=""
 
 cleanup() {
-	mountpoint -q "$dir/mnt" && umount -l "$dir/mnt"
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	unmount_lazy "$dir/mnt"
+	kill_and_reap "$pid"
 	rm -rf "$dir"
 }
 trap cleanup EXIT
 
-check() {
-	if [ "$2" = 0 ]; then echo "PASS agent_channel/$1"; else echo "FAIL agent_channel/$1: $3"; fi
+agent_ready() {
+	mountpoint -q "$dir/mnt" && [ -S "$dir/agent.sock" ]
 }
 
 mkdir -p "$dir/back" "$dir/mnt"
@@ -25,10 +27,7 @@ echo data >"$dir/back/f"
 "$bin" -f -o agent_socket="$dir/agent.sock" "$dir/back" "$dir/mnt" \
 	2>"$dir/log" &
 pid=$!
-for _ in $(seq 200); do
-	mountpoint -q "$dir/mnt" && [ -S "$dir/agent.sock" ] && break
-	sleep 0.05
-done
+wait_for agent_ready
 
 # What the fake guest is answered, line by line (bounded: 3 s each).
 /usr/bin/python3 - "$dir/agent.sock" >"$dir/answers" <<'PY'

@@ -2,13 +2,11 @@
 # rnotifyfs --check: what it reports as root here, and its errors.
 # Usage: tests/e2e/check.sh RNOTIFYFS
 set -u
+. "$(dirname "$0")/lib.sh"
+NAME=check
 bin=${1:-build/rnotifyfs}
 dir=$(mktemp -d /tmp/rnotify-check.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
-
-check() {
-	if [ "$2" = 0 ]; then echo "PASS check/$1"; else echo "FAIL check/$1: $3"; fi
-}
 
 out=$("$bin" --check "$dir" 2>&1); rc=$?
 check fanotify_replay "$([ $rc = 0 ] && grep -qx 'mode at mount:    replay' <<<"$out" &&
@@ -29,4 +27,4 @@ mkdir "$dir/b" "$dir/m"
 out=$(timeout 20 "$bin" -f -o delivery=protocol "$dir/b" "$dir/m" 2>&1); rc=$?
 check mount_protocol_refused "$([ $rc = 1 ] && grep -qx 'rnotifyfs: delivery=protocol: this kernel does not offer remote fsnotify (it needs the kernel/ series)' <<<"$out" &&
 	! mountpoint -q "$dir/m"; echo $?)" "rc=$rc: $out"
-if mountpoint -q "$dir/m"; then umount -l "$dir/m"; fi
+unmount_lazy "$dir/m"

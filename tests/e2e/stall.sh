@@ -8,34 +8,19 @@
 # 60 s) must still be answered. With -s (one thread) it cannot be: that
 # run shows the scenario really stalls a worker.
 set -u
+. "$(dirname "$0")/lib.sh"
+NAME=stall
 bin=${1:-build/rnotifyfs}
 dir=$(mktemp -d /tmp/rnotify-stall.XXXXXX)
 a_pid="" b_pid=""
 
 cleanup() {
 	[ -n "$a_pid" ] && kill -CONT "$a_pid" 2>/dev/null
-	for m in "$dir/b" "$dir/a"; do
-		mountpoint -q "$m" && umount -l "$m"
-	done
-	for p in $b_pid $a_pid; do
-		kill "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
+	unmount_lazy "$dir/b" "$dir/a"
+	kill_and_reap "$b_pid" "$a_pid"
 	rm -rf "$dir"
 }
 trap cleanup EXIT
-
-check() {
-	if [ "$2" = 0 ]; then echo "PASS stall/$1"; else echo "FAIL stall/$1: $3"; fi
-}
-
-wait_mount() {
-	for _ in $(seq 200); do
-		mountpoint -q "$1" && return 0
-		sleep 0.05
-	done
-	return 1
-}
 
 # start_b OPTS...: B over A's mount; no caching in B's client kernel, so
 # every stat through B is a request to B.

@@ -5,30 +5,29 @@
 # same. Under the ASan build a leak makes the exit status non-zero.
 # Usage: tests/e2e/stop_open_dir.sh RNOTIFYFS
 set -u
+. "$(dirname "$0")/lib.sh"
+NAME=stop_open_dir
 bin=${1:-build/rnotifyfs}
 dir=$(mktemp -d /tmp/rnotify-stopdir.XXXXXX)
 pid=""
 holder=""
 
 cleanup() {
-	[ -n "$holder" ] && kill "$holder" 2>/dev/null && wait "$holder" 2>/dev/null
-	mountpoint -q "$dir/mnt" && umount -l "$dir/mnt"
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	kill_and_reap "$holder"
+	unmount_lazy "$dir/mnt"
+	kill_and_reap "$pid"
 	rm -rf "$dir"
 }
 trap cleanup EXIT
 
-check() {
-	if [ "$2" = 0 ]; then echo "PASS stop_open_dir/$1"; else echo "FAIL stop_open_dir/$1: $3"; fi
+holder_ready() {
+	[ "$(cat "$dir/holder")" = open ]
 }
 
 mkdir -p "$dir/back/d" "$dir/mnt"
 "$bin" -f "$dir/back" "$dir/mnt" 2>"$dir/log" &
 pid=$!
-for _ in $(seq 200); do
-	mountpoint -q "$dir/mnt" && break
-	sleep 0.05
-done
+wait_mount "$dir/mnt"
 
 # Holds d and the root open (listed, so that each is a directory the
 # server opened) until killed; says "open" once both are.
@@ -43,11 +42,8 @@ while True:
     time.sleep(60)
 PY
 holder=$!
-for _ in $(seq 200); do
-	[ "$(cat "$dir/holder")" = open ] && break
-	sleep 0.05
-done
-check held "$([ "$(cat "$dir/holder")" = open ]; echo $?)" \
+wait_for holder_ready
+check held "$(holder_ready; echo $?)" \
 	"the directories were not opened on the mount"
 kill "$pid"
 wait "$pid"

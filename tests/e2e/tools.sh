@@ -14,6 +14,7 @@
 # fuse3.
 
 set -u
+. "$(dirname "$0")/lib.sh"
 
 bin=${1:?usage: $0 RNOTIFYFS_BINARY}
 PY=/usr/bin/python3
@@ -30,10 +31,7 @@ cleanup() {
 	if mountpoint -q "$mnt"; then
 		fusermount3 -u "$mnt" 2>/dev/null || umount -l "$mnt"
 	fi
-	if [ -n "$pid" ]; then
-		kill "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	fi
+	kill_and_reap "$pid"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -42,22 +40,12 @@ trap 'exit 1' INT TERM HUP
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; failed=1; }
 
-# Waits (bounded: 10 s) until the condition command succeeds.
-wait_for() {
-	local i
-	for i in $(seq 100); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 mount_fs() {
 	mkdir -p "$back" "$mnt" "$nat" "$out"
 	"$bin" -f -o allow_other,default_permissions "$back" "$mnt" \
 		>"$tmp/server.log" 2>&1 &
 	pid=$!
-	if ! wait_for mountpoint -q "$mnt"; then
+	if ! wait_mount "$mnt"; then
 		fail mount "server did not mount: $(head -c 300 "$tmp/server.log")"
 		exit 1
 	fi

@@ -11,45 +11,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/fanotify.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "e2e_reader.h"
-
-struct e2e_mask_name {
-	uint64_t bit;
-	const char *name;
-};
-
-static const struct e2e_mask_name e2e_inotify_names[] = {
-	{ IN_ACCESS, "ACCESS" }, { IN_MODIFY, "MODIFY" },
-	{ IN_ATTRIB, "ATTRIB" }, { IN_CLOSE_WRITE, "CLOSE_WRITE" },
-	{ IN_CLOSE_NOWRITE, "CLOSE_NOWRITE" }, { IN_OPEN, "OPEN" },
-	{ IN_MOVED_FROM, "MOVED_FROM" }, { IN_MOVED_TO, "MOVED_TO" },
-	{ IN_CREATE, "CREATE" }, { IN_DELETE, "DELETE" },
-	{ IN_DELETE_SELF, "DELETE_SELF" }, { IN_MOVE_SELF, "MOVE_SELF" },
-	{ IN_UNMOUNT, "UNMOUNT" }, { IN_Q_OVERFLOW, "Q_OVERFLOW" },
-	{ IN_IGNORED, "IGNORED" }, { IN_ISDIR, "ISDIR" },
-	{ 0, NULL }
-};
-
-static const struct e2e_mask_name e2e_fanotify_names[] = {
-	{ FAN_ACCESS, "ACCESS" }, { FAN_MODIFY, "MODIFY" },
-	{ FAN_ATTRIB, "ATTRIB" }, { FAN_CLOSE_WRITE, "CLOSE_WRITE" },
-	{ FAN_CLOSE_NOWRITE, "CLOSE_NOWRITE" }, { FAN_OPEN, "OPEN" },
-	{ FAN_MOVED_FROM, "MOVED_FROM" }, { FAN_MOVED_TO, "MOVED_TO" },
-	{ FAN_CREATE, "CREATE" }, { FAN_DELETE, "DELETE" },
-	{ FAN_DELETE_SELF, "DELETE_SELF" }, { FAN_MOVE_SELF, "MOVE_SELF" },
-	{ FAN_OPEN_EXEC, "OPEN_EXEC" }, { FAN_Q_OVERFLOW, "Q_OVERFLOW" },
-	{ FAN_ONDIR, "ONDIR" },
-	{ 0, NULL }
-};
+#include "mask_names.h"
 
 void e2e_ev_format(struct e2e_ev *ev, const char *label, bool fanotify)
 {
-	const struct e2e_mask_name *n = fanotify ? e2e_fanotify_names :
-						   e2e_inotify_names;
+	const struct mask_name *n = fanotify ? fanotify_mask_names :
+					       inotify_mask_names;
 	size_t len = 0, cap = sizeof(ev->text);
 	uint64_t rest = ev->mask;
 	const char *sep = "";

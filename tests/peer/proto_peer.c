@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <linux/fuse.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "protocol/proto_codec_internal.h"
@@ -117,4 +118,27 @@ int proto_encode_watch(void *buf, size_t size, const struct proto_watch *w)
 	memcpy(buf, &ih, sizeof(ih));
 	memcpy((char *)buf + sizeof(ih), &in, sizeof(in));
 	return PROTO_WATCH_FRAME_SIZE;
+}
+
+size_t proto_build_raw_event(void *buf, size_t size, int code,
+			     uint64_t nodeid, uint64_t gen, uint32_t mask,
+			     uint32_t cookie, uint32_t namelen,
+			     const void *name, size_t name_bytes)
+{
+	struct fuse_out_header oh = { .error = code };
+	struct fuse_notify_fsnotify_out out = {
+		.nodeid = nodeid, .generation = gen, .mask = mask,
+		.cookie = cookie, .namelen = namelen,
+	};
+	size_t len = sizeof(oh) + sizeof(out) + name_bytes;
+	char *p = buf;
+
+	if (len > size)
+		abort();
+	oh.len = len;
+	memcpy(p, &oh, sizeof(oh));
+	memcpy(p + sizeof(oh), &out, sizeof(out));
+	if (name_bytes)
+		memcpy(p + sizeof(oh) + sizeof(out), name, name_bytes);
+	return len;
 }

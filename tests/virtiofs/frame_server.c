@@ -41,6 +41,7 @@
 
 #include "fs/fs.h"
 #include "fs/remote.h"
+#include "../peer/proto_peer.h"
 #include "protocol/proto_codec.h"
 #include "protocol/proto_watches.h"
 #include "rnotify_proto.h"
@@ -69,26 +70,13 @@ static void check(const char *name, bool ok, const char *why)
 	fflush(stdout);
 }
 
-/* Into frame: namelen as declared, name_bytes actually there; length. */
+/* Into frame (tests/peer builds it); its length. */
 static size_t build_raw(int code, uint64_t nodeid, uint64_t gen,
 			uint32_t mask, uint32_t cookie, uint32_t namelen,
 			const void *name, size_t name_bytes)
 {
-	struct fuse_out_header oh = {
-		.len = sizeof(oh) + sizeof(struct fuse_notify_fsnotify_out) +
-		       name_bytes,
-		.error = code,
-	};
-	struct fuse_notify_fsnotify_out out = {
-		.nodeid = nodeid, .generation = gen, .mask = mask,
-		.cookie = cookie, .namelen = namelen,
-	};
-
-	memcpy(frame, &oh, sizeof(oh));
-	memcpy(frame + sizeof(oh), &out, sizeof(out));
-	if (name_bytes)
-		memcpy(frame + sizeof(oh) + sizeof(out), name, name_bytes);
-	return oh.len;
+	return proto_build_raw_event(frame, sizeof(frame), code, nodeid, gen,
+				     mask, cookie, namelen, name, name_bytes);
 }
 
 /* The guest's outcome of frame's first len bytes: 0 or a negative errno. */

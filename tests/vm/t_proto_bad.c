@@ -3,7 +3,7 @@
  * t_proto_bad - fuse 6/9 and 8/9: every malformed FUSE_NOTIFY_FSNOTIFY is
  * refused by write() with the documented error, delivers nothing, and the
  * kernel keeps serving the mount; a refused push takes no lookup.  Frames
- * are built by hand here: the codec refuses to build them.
+ * are built by tests/peer's raw builder: the codec refuses to build them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../lib/check.h"
+#include "../peer/proto_peer.h"
 #include "rnotify_proto.h"
 #include "vmfs.h"
 #include "vmcache.h"
@@ -25,34 +26,13 @@ CHECK_MAIN_DEFS;
 
 static unsigned char frame[65536];
 
-/* Into frame: namelen as declared, name_bytes actually there; length. */
-static size_t build_raw(uint64_t nodeid, uint64_t gen, uint32_t mask,
-			uint32_t cookie, uint32_t namelen, const void *name,
-			size_t name_bytes)
-{
-	struct fuse_out_header oh = {
-		.len = sizeof(oh) + sizeof(struct fuse_notify_fsnotify_out) +
-		       name_bytes,
-		.error = FUSE_NOTIFY_FSNOTIFY,
-	};
-	struct fuse_notify_fsnotify_out out = {
-		.nodeid = nodeid, .generation = gen, .mask = mask,
-		.cookie = cookie, .namelen = namelen,
-	};
-
-	memcpy(frame, &oh, sizeof(oh));
-	memcpy(frame + sizeof(oh), &out, sizeof(out));
-	if (name_bytes)
-		memcpy(frame + sizeof(oh) + sizeof(out), name, name_bytes);
-	return oh.len;
-}
-
 static int send_raw(uint64_t nodeid, uint64_t gen, uint32_t mask,
 		    uint32_t cookie, uint32_t namelen, const void *name,
 		    size_t name_bytes)
 {
-	return vmfs_write_frame(frame, build_raw(nodeid, gen, mask, cookie,
-			       namelen, name, name_bytes));
+	return vmfs_write_frame(frame, proto_build_raw_event(frame,
+			       sizeof(frame), FUSE_NOTIFY_FSNOTIFY, nodeid, gen,
+			       mask, cookie, namelen, name, name_bytes));
 }
 
 /* A push frame: name, then entry_bytes of the entry (128 in a good one). */
@@ -62,7 +42,9 @@ static int send_push_raw(uint64_t nodeid, uint64_t gen, uint32_t mask,
 {
 	struct fuse_out_header oh;
 	size_t namelen = strlen(name);
-	size_t at = build_raw(nodeid, gen, mask, 0, namelen, name, namelen);
+	size_t at = proto_build_raw_event(frame, sizeof(frame),
+					  FUSE_NOTIFY_FSNOTIFY, nodeid, gen,
+					  mask, 0, namelen, name, namelen);
 
 	memset(frame + at, 0, entry_bytes);
 	memcpy(frame + at, e, entry_bytes < sizeof(*e) ? entry_bytes :

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/mask_names.h"
 #include "rnotify_proto.h"
 #include "vmwatch.h"
 
@@ -74,43 +75,11 @@ bool vm_inotify_next(int fd, struct vm_event *ev)
 	return true;
 }
 
-struct vm_mask_name {
-	uint64_t bit;
-	const char *name;
-};
-
-/* In the bit order of the kernel's masks, as inotify-tools prints them. */
-static const struct vm_mask_name vm_inotify_names[] = {
-	{ IN_ACCESS, "IN_ACCESS" }, { IN_MODIFY, "IN_MODIFY" },
-	{ IN_ATTRIB, "IN_ATTRIB" }, { IN_CLOSE_WRITE, "IN_CLOSE_WRITE" },
-	{ IN_CLOSE_NOWRITE, "IN_CLOSE_NOWRITE" }, { IN_OPEN, "IN_OPEN" },
-	{ IN_MOVED_FROM, "IN_MOVED_FROM" }, { IN_MOVED_TO, "IN_MOVED_TO" },
-	{ IN_CREATE, "IN_CREATE" }, { IN_DELETE, "IN_DELETE" },
-	{ IN_DELETE_SELF, "IN_DELETE_SELF" },
-	{ IN_MOVE_SELF, "IN_MOVE_SELF" }, { IN_UNMOUNT, "IN_UNMOUNT" },
-	{ IN_Q_OVERFLOW, "IN_Q_OVERFLOW" }, { IN_IGNORED, "IN_IGNORED" },
-	{ IN_ISDIR, "IN_ISDIR" },
-	{ 0, NULL }
-};
-
-static const struct vm_mask_name vm_fanotify_names[] = {
-	{ FAN_ACCESS, "FAN_ACCESS" }, { FAN_MODIFY, "FAN_MODIFY" },
-	{ FAN_ATTRIB, "FAN_ATTRIB" }, { FAN_CLOSE_WRITE, "FAN_CLOSE_WRITE" },
-	{ FAN_CLOSE_NOWRITE, "FAN_CLOSE_NOWRITE" }, { FAN_OPEN, "FAN_OPEN" },
-	{ FAN_MOVED_FROM, "FAN_MOVED_FROM" }, { FAN_MOVED_TO, "FAN_MOVED_TO" },
-	{ FAN_CREATE, "FAN_CREATE" }, { FAN_DELETE, "FAN_DELETE" },
-	{ FAN_DELETE_SELF, "FAN_DELETE_SELF" },
-	{ FAN_MOVE_SELF, "FAN_MOVE_SELF" }, { FAN_OPEN_EXEC, "FAN_OPEN_EXEC" },
-	{ FAN_Q_OVERFLOW, "FAN_Q_OVERFLOW" }, { FAN_FS_ERROR, "FAN_FS_ERROR" },
-	{ FAN_RENAME, "FAN_RENAME" }, { FAN_ONDIR, "FAN_ONDIR" },
-	{ FAN_REMOTE, "FAN_REMOTE" },
-	{ 0, NULL }
-};
-
 const char *vm_mask_str(uint64_t mask, bool fanotify, char *buf, size_t len)
 {
-	const struct vm_mask_name *n = fanotify ? vm_fanotify_names :
-						  vm_inotify_names;
+	const struct mask_name *n = fanotify ? fanotify_mask_names :
+					       inotify_mask_names;
+	const char *prefix = fanotify ? "FAN_" : "IN_";
 	const char *sep = "";
 	size_t used = 0;
 
@@ -119,7 +88,8 @@ const char *vm_mask_str(uint64_t mask, bool fanotify, char *buf, size_t len)
 		if (!(mask & n->bit))
 			continue;
 		mask &= ~n->bit;
-		used += snprintf(buf + used, len - used, "%s%s", sep, n->name);
+		used += snprintf(buf + used, len - used, "%s%s%s", sep, prefix,
+				 n->name);
 		sep = "|";
 	}
 	/* A bit without a name is a bug to see, not to hide. */
