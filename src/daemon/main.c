@@ -178,9 +178,9 @@ static int serve(struct server *s)
 {
 	int ret;
 
-	/* Forked before any other thread exists. */
 	if (s->cli.delivery != DELIVERY_NONE) {
-		s->watchdog = watchdog_start(s->cli.mountpoint);
+		s->watchdog = watchdog_start(s->cli.mountpoint,
+					     !s->cli.foreground);
 		if (!s->watchdog)
 			fuse_log(FUSE_LOG_WARNING,
 				 "rnotifyfs: no watchdog (%s): if the server is killed while delivering, abort the connection by hand\n",

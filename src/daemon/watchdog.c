@@ -5,13 +5,16 @@
 #include <fuse_log.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,6 +43,47 @@ static int connection_of(const char *mountpoint, unsigned int *conn)
 	return err;
 }
 
+/*
+ * The child runs forked from a server whose other threads (the mount
+ * table's, an agent channel's) may hold the allocator's, stdio's or the
+ * log's locks at that moment: it calls nothing that takes them (ASan's
+ * allocator deadlocked in a closedir() here). So its lines go out by
+ * hand: one datagram to syslog's socket, or one write to stderr.
+ */
+static bool say_syslog;
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	struct sockaddr_un log = { .sun_family = AF_UNIX,
+				   .sun_path = "/dev/log" };
+	char line[320];
+	va_list ap;
+	int n = 0, fd;
+
+	/* <27>: LOG_DAEMON | LOG_ERR. */
+	if (say_syslog)
+		n = snprintf(line, sizeof(line), "<27>rnotifyfs[%d]: ",
+			     (int)getpid());
+	va_start(ap, fmt);
+	n += vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+	va_end(ap);
+	if (n >= (int)sizeof(line))
+		n = sizeof(line) - 1;
+	/* Nowhere else to say it if this fails. */
+	if (!say_syslog) {
+		ssize_t unsaid = write(STDERR_FILENO, line, n);
+
+		(void)unsaid;
+		return;
+	}
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	sendto(fd, line, n, 0, (struct sockaddr *)&log, sizeof(log));
+	close(fd);
+}
+
 static void abort_connection(unsigned int conn)
 {
 	char path[64];
@@ -51,27 +95,67 @@ static void abort_connection(unsigned int conn)
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	/* ENOENT: the connection ended with the server after all. */
 	if ((fd < 0 || write(fd, "1", 1) != 1) && errno != ENOENT)
-		fuse_log(FUSE_LOG_ERR, "rnotifyfs watchdog: %s: %s\n", path,
-			 strerror(errno));
+		say("rnotifyfs watchdog: %s: %s\n", path,
+		    strerrorname_np(errno));
 	else if (fd >= 0)
-		fuse_log(FUSE_LOG_ERR,
-			 "rnotifyfs watchdog: the server died; FUSE connection %u aborted\n",
-			 conn);
+		say("rnotifyfs watchdog: the server died; FUSE connection %u aborted\n",
+		    conn);
 	if (fd >= 0)
 		close(fd);
 }
 
-/* Does a line "Field:\t<hex>" of a status file have SIGKILL pending? */
-static bool status_kill_pending(FILE *f)
+/* A /proc file into buf (NUL-terminated); false if it cannot be read. */
+static bool read_proc(const char *path, char *buf, size_t size)
 {
-	char line[256];
-	unsigned long long mask;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
 
-	while (fgets(line, sizeof(line), f))
-		if ((sscanf(line, "SigPnd: %llx", &mask) == 1 ||
-		     sscanf(line, "ShdPnd: %llx", &mask) == 1) &&
-		    (mask & 1ULL << (SIGKILL - 1)))
+	if (fd >= 0)
+		close(fd);
+	if (n < 0)
+		return false;
+	buf[n] = 0;
+	return true;
+}
+
+/* Has a status file's "SigPnd:" or "ShdPnd:" line SIGKILL pending? */
+static bool status_kill_pending(const char *status)
+{
+	static const char *const fields[] = { "\nSigPnd:", "\nShdPnd:" };
+	unsigned long long mask;
+	const char *at;
+	size_t i;
+
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		at = strstr(status, fields[i]);
+		if (!at)
+			continue;
+		mask = strtoull(at + strlen(fields[i]), NULL, 16);
+		if (mask & 1ULL << (SIGKILL - 1))
 			return true;
+	}
+	return false;
+}
+
+/* Does one of the tasks listed in the getdents64() buffer have it? */
+static bool tasks_kill_pending(pid_t parent, const char *buf, ssize_t len)
+{
+	char path[64], status[4096];
+	const struct dirent64 *de;
+	ssize_t off;
+	int tid;
+
+	for (off = 0; off < len; off += de->d_reclen) {
+		de = (const struct dirent64 *)(buf + off);
+		tid = atoi(de->d_name);
+		if (tid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", parent,
+			 tid);
+		if (read_proc(path, status, sizeof(status)) &&
+		    status_kill_pending(status))
+			return true;
+	}
 	return false;
 }
 
@@ -82,35 +166,27 @@ static bool status_kill_pending(FILE *f)
  */
 static bool parent_dying(pid_t parent)
 {
-	char path[64], state = 0;
+	char path[64], stat[512], dents[4096] __attribute__((aligned(8)));
+	const char *comm_end;
 	bool dying = false;
-	FILE *f;
-	int tid;
-	DIR *d;
-	struct dirent *de;
+	ssize_t n;
+	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", parent);
-	f = fopen(path, "re");
-	if (!f || fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
-		dying = true;
-	if (f)
-		fclose(f);
+	if (!read_proc(path, stat, sizeof(stat)))
+		return true;
+	/* "pid (comm) S ...": comm may hold any byte, ')' too. */
+	comm_end = strrchr(stat, ')');
+	if (!comm_end || comm_end[1] != ' ' || comm_end[2] == 'Z')
+		return true;
 	snprintf(path, sizeof(path), "/proc/%d/task", parent);
-	d = dying || state == 'Z' ? NULL : opendir(path);
-	while (d && !dying && (de = readdir(d))) {
-		tid = atoi(de->d_name);
-		if (tid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", parent,
-			 tid);
-		f = fopen(path, "re");
-		dying = f && status_kill_pending(f);
-		if (f)
-			fclose(f);
-	}
-	if (d)
-		closedir(d);
-	return dying || state == 'Z';
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	while (fd >= 0 && !dying &&
+	       (n = getdents64(fd, dents, sizeof(dents))) > 0)
+		dying = tasks_kill_pending(parent, dents, n);
+	if (fd >= 0)
+		close(fd);
+	return dying;
 }
 
 /*
@@ -138,7 +214,7 @@ static void watchdog_main(pid_t parent, int release_fd, unsigned int conn)
 	_exit(0);
 }
 
-struct watchdog *watchdog_start(const char *mountpoint)
+struct watchdog *watchdog_start(const char *mountpoint, bool to_syslog)
 {
 	struct watchdog *w = calloc(1, sizeof(*w));
 	pid_t parent = getpid();
@@ -155,6 +231,7 @@ struct watchdog *watchdog_start(const char *mountpoint)
 		errno = -err;
 		return NULL;
 	}
+	say_syslog = to_syslog;
 	w->pid = fork();
 	if (w->pid == 0) {
 		/*

@@ -18,14 +18,18 @@
 #ifndef RNOTIFY_DAEMON_WATCHDOG_H
 #define RNOTIFY_DAEMON_WATCHDOG_H
 
+#include <stdbool.h>
+
 struct watchdog;
 
 /*
  * Starts the watchdog for the FUSE mount at mountpoint (already
  * mounted). Must be called from the thread that lives as long as the
- * server: the main thread. NULL with errno set on failure.
+ * server: the main thread. It says what it did on syslog (daemon
+ * facility) if to_syslog, as the server logs once daemonized, else on
+ * stderr. NULL with errno set on failure.
  */
-struct watchdog *watchdog_start(const char *mountpoint);
+struct watchdog *watchdog_start(const char *mountpoint, bool to_syslog);
 
 /* The server ends cleanly: the watchdog exits without aborting. */
 void watchdog_release(struct watchdog *w);
