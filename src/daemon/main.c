@@ -266,7 +266,7 @@ static int mount_and_serve(struct server *s)
 		.debug = s->cli.debug,
 	};
 	bool fatal;
-	int ret = 1;
+	int ret = 1, err;
 
 	s->fs = fs_new(&fc);
 	if (!s->fs) {
@@ -303,6 +303,12 @@ static int mount_and_serve(struct server *s)
 		goto out_unmount;
 	if (!s->cli.foreground)
 		log_out_syslog();
+	err = link ? agent_link_start(link) : 0;
+	if (err) {
+		fuse_log(FUSE_LOG_ERR, "rnotifyfs: agent_socket=%s: %s\n",
+			 s->cli.agent_socket, strerror(-err));
+		goto out_unmount;
+	}
 	/* Threads inherit the mask: only the stopper takes these signals. */
 	pthread_sigmask(SIG_BLOCK, &s->stop_signals, NULL);
 	gone = mount_gone_start(s->cli.mountpoint);
@@ -489,6 +495,8 @@ static ssize_t vhost_notify_frame(void *ctx, const void *buf, size_t len)
 static int vhost_delivery_config(struct server *s, struct delivery_config *dc,
 				 struct agent_link **link)
 {
+	int err;
+
 	*link = NULL;
 	dc->mode = s->cli.delivery;
 	dc->watch_backend = s->cli.watch_backend;
@@ -500,9 +508,12 @@ static int vhost_delivery_config(struct server *s, struct delivery_config *dc,
 		return 0;
 	}
 	*link = agent_link_new(s->cli.agent_socket);
-	if (!*link) {
+	err = *link ? agent_link_start(*link) : -errno;
+	if (err) {
 		fuse_log(FUSE_LOG_ERR, "rnotifyfs: agent_socket=%s: %s\n",
-			 s->cli.agent_socket, strerror(errno));
+			 s->cli.agent_socket, strerror(-err));
+		agent_link_free(*link);
+		*link = NULL;
 		return 1;
 	}
 	dc->replay_sys = &agent_link_sys;

@@ -39,6 +39,7 @@ struct agent_link {
 	int listen_fd;
 	int stop[2];			/* a pipe: the reader's wake-up */
 	pthread_t reader;
+	bool reading;			/* agent_link_start() started it */
 	pthread_mutex_t call_lock;	/* one call at a time; before lock */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;		/* a result came, or the agent went */
@@ -265,11 +266,6 @@ struct agent_link *agent_link_new(const char *path)
 	l->listen_fd = l->path ? unix_listen_owner_only(path) : -1;
 	if (l->listen_fd < 0 || pipe2(l->stop, O_CLOEXEC))
 		goto fail;
-	err = reader_start(l);
-	if (err) {
-		errno = err;
-		goto fail;
-	}
 	return l;
 fail:
 	err = errno;
@@ -287,13 +283,22 @@ fail:
 	return NULL;
 }
 
+int agent_link_start(struct agent_link *l)
+{
+	int err = reader_start(l);
+
+	l->reading = !err;
+	return -err;
+}
+
 void agent_link_free(struct agent_link *l)
 {
 	if (!l)
 		return;
-	if (write(l->stop[1], "", 1) != 1)
+	if (l->reading && write(l->stop[1], "", 1) != 1)
 		fuse_log(FUSE_LOG_ERR, "rnotifyfs: agent channel: cannot stop its reader\n");
-	pthread_join(l->reader, NULL);
+	if (l->reading)
+		pthread_join(l->reader, NULL);
 	if (l->conn >= 0)
 		close(l->conn);
 	close(l->listen_fd);

@@ -32,10 +32,17 @@
 struct agent_link;
 
 /*
- * Listens on path (made anew, owner-only) and starts the reader. NULL
- * with errno set on failure.
+ * Listens on path (made anew, owner-only). NULL with errno set on
+ * failure.
  */
 struct agent_link *agent_link_new(const char *path);
+
+/*
+ * Starts the reader, which takes the agent's connection: after the
+ * server has daemonized, as a thread does not live through the fork.
+ * 0, or a negative errno.
+ */
+int agent_link_start(struct agent_link *l);
 
 /* The replay's calls, with the link as their arg. */
 extern const struct replay_sys agent_link_sys;
