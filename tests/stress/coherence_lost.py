@@ -89,7 +89,7 @@ def outside_links(chk, m):
     drops the outside name's events, so the file keeps short
     attributes, whether it had the link when first cached (pre) or got
     it later (post)."""
-    out = os.path.join(m.tmp, "outside")
+    out = os.path.join(m.quiet, "outside")
     os.mkdir(out)
     for name in ("pre", "post"):
         with open(m.bpath(f"a/{name}"), "wb") as f:
