@@ -48,8 +48,6 @@ struct event_pump {
 	unsigned long handed;	/* events handed to the sink, ever */
 	int waiting;		/* threads asleep on handed_more */
 	atomic_bool failed;	/* the watcher failed: said once */
-	struct rn_event held;	/* BROKEN ON PURPOSE: the last one read */
-	bool has_held;
 	int nthreads;
 	struct pump_thread threads[EVENT_PUMP_MAX_THREADS];
 };
@@ -78,12 +76,7 @@ static void pump_event(void *arg, const struct rn_event *ev)
 {
 	struct event_pump *p = arg;
 
-	/* BROKEN ON PURPOSE: each read's last event waits for the next one. */
-	if (p->has_held)
-		p->sink.event(p->sink.arg, &p->held);
-	p->held = *ev;
-	p->held.paths = NULL;
-	p->has_held = true;
+	p->sink.event(p->sink.arg, ev);
 	pthread_mutex_lock(&p->lock);
 	p->handed++;
 	if (p->waiting)
