@@ -151,7 +151,7 @@ static void run(const char *dir, const char *check, int (*actor)(void *),
 
 int main(void)
 {
-	e2e_mount_quiet(NULL);
+	e2e_mount(NULL);
 	run("burst", "burst/create_delete_500", burst_actor, 2 * BURST_N,
 	    burst_judge);
 	run("churn", "burst/same_name_churn_300", churn_actor, 2 * CHURN_N,

@@ -160,7 +160,7 @@ static void run(const char *dir, int writers, int files)
 
 int main(void)
 {
-	e2e_mount_quiet(NULL);
+	e2e_mount(NULL);
 	run("four", 4, 1000);
 	run("four_again", 4, 1000);
 	run("eight", 8, 500);

@@ -29,6 +29,14 @@ watch_pid=
 seq=0
 failed=0
 mkdir "$back"
+# BACKING on a tmpfs of its own: the fanotify watcher marks its whole file
+# system, and on /tmp's anyone's change would wake the server and carry
+# along a last event held back until a next one. The logs stay on /tmp.
+mount -t tmpfs -o mode=755 rnotify-quiet "$back" || {
+	echo "FAIL watchers/setup: tmpfs on $back"
+	rmdir "$back" "$tmp"
+	exit 1
+}
 
 if [ "${RNOTIFY_NATIVE:-0}" = 1 ]; then
 	mnt=$back
@@ -47,6 +55,7 @@ cleanup() {
 		wait_until 5000 srv_gone || kill -KILL "$srv_pid" 2>/dev/null
 		fusermount3 -u -z "$mnt" 2>/dev/null
 	fi
+	umount -l "$back"
 	rm -rf --one-file-system "$tmp"
 }
 trap cleanup EXIT

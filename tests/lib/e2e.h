@@ -3,12 +3,13 @@
  * The end-to-end test library: everything a tests/e2e/t_*.c needs to run
  * one check against a real rnotifyfs mount.
  *
- *   mount    e2e_mount() makes BACKING and MNT under /tmp, starts the
- *            server, waits until MNT is a fuse.rnotifyfs mount *and* a
- *            remote change reaches a watcher on MNT. Teardown runs at exit
- *            and on fatal signals. With RNOTIFY_NATIVE=1 there is no
- *            server: MNT is BACKING, so every expected event sequence is
- *            checked against the kernel's own truth.
+ *   mount    e2e_mount() makes BACKING and MNT on a tmpfs of their own
+ *            (on a directory under /tmp), starts the server, waits until
+ *            MNT is a fuse.rnotifyfs mount *and* a remote change reaches
+ *            a watcher on MNT. Teardown runs at exit and on fatal
+ *            signals. With RNOTIFY_NATIVE=1 there is no server: MNT is
+ *            BACKING, so every expected event sequence is checked against
+ *            the kernel's own truth.
  *   ops      a table of file operations (struct e2e_op) applied either by
  *            a forked "remote" child on BACKING (another pid, not through
  *            the mount) or by the test itself through MNT (a local change).
@@ -60,16 +61,15 @@ void e2e_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- mount fixture ---- */
 
-/* Mounts (or, native, just makes the dirs); on failure prints FAIL, exits. */
-void e2e_mount(const char *opts);
 /*
- * The same with BACKING a tmpfs of its own, where nothing changes but
- * what the test changes: the fanotify watcher marks the backing store's
- * whole file system, and on /tmp's any change of anyone (a build beside
- * the test) wakes the server and carries along an event that waits for
- * a next one. For the checks that the last event arrives by itself.
+ * Mounts (or, native, just makes the dirs); on failure prints FAIL, exits.
+ * BACKING and the directory it is in are a tmpfs of their own, where
+ * nothing changes but what the test changes: the fanotify watcher marks
+ * the backing store's whole file system, and on /tmp's any change of
+ * anyone wakes the server and would carry along an event that waits for
+ * a next one. e2e_backing()'s parent is the test's, on the same tmpfs.
  */
-void e2e_mount_quiet(const char *opts);
+void e2e_mount(const char *opts);
 bool e2e_native(void);
 /* The server's pid; 0 in native mode. */
 pid_t e2e_server_pid(void);

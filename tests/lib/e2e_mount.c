@@ -2,10 +2,12 @@
 /*
  * The mount fixture: one temporary export per test binary.
  *
- * Layout: /tmp/rnotify-e2e.XXXXXX/{backing,mnt}, backing a tmpfs of its
- * own with e2e_mount_quiet(). The server is
- * $RNOTIFYFS (default build/rnotifyfs), started in the foreground as our
- * child. RNOTIFY_NATIVE=1 starts no server and makes MNT the backing dir.
+ * Layout: /tmp/rnotify-e2e.XXXXXX/{backing,mnt}, the temp dir a tmpfs of
+ * its own, so that nothing changes on BACKING's file system but what the
+ * test changes, and a directory beside BACKING can be renamed into it.
+ * The server is $RNOTIFYFS (default build/rnotifyfs), started in the
+ * foreground as our child. RNOTIFY_NATIVE=1 starts no server and makes
+ * MNT the backing dir.
  *
  * Invariants: all paths the teardown needs are built before the server
  * starts, so the teardown only calls async-signal-safe functions (kill,
@@ -42,7 +44,7 @@ static pid_t e2e_server;
 static pid_t e2e_agent;		/* RNOTIFY_AGENT=1: the replays' agent */
 static char e2e_agent_sock[E2E_DIR_MAX + 16];
 static bool e2e_is_native;
-static bool e2e_quiet;		/* BACKING is our tmpfs */
+static bool e2e_dir_mounted;	/* our tmpfs is on e2e_dir */
 static volatile sig_atomic_t e2e_torn_down;
 static struct e2e_reader *e2e_root_reader;
 static unsigned int e2e_sync_seq;
@@ -186,8 +188,8 @@ static void e2e_teardown(void)
 
 		e2e_run_quiet(argv);
 	}
-	if (e2e_quiet)
-		umount2(e2e_back, MNT_DETACH);
+	if (e2e_dir_mounted)
+		umount2(e2e_dir, MNT_DETACH);
 	if (e2e_dir[0]) {
 		char *argv[] = { rm, rf, onefs, e2e_dir, NULL };
 
@@ -273,12 +275,19 @@ static void e2e_make_dirs(void)
 	if (!realpath(tmpl, real) || strlen(real) >= sizeof(e2e_dir))
 		e2e_die("realpath of the temp dir failed");
 	strcpy(e2e_dir, real);
+	/*
+	 * The fanotify watcher marks the backing store's whole file system:
+	 * on /tmp's, anyone's change there (a build beside the test) would
+	 * wake the server and carry along an event that waits for a next
+	 * one, and no check could see that the last event never comes by
+	 * itself.
+	 */
+	if (mount("rnotify-quiet", e2e_dir, "tmpfs", 0, "mode=700"))
+		e2e_die("tmpfs on the temp dir failed");
+	e2e_dir_mounted = true;
 	snprintf(e2e_back, sizeof(e2e_back), "%s/backing", e2e_dir);
 	if (mkdir(e2e_back, 0755))
 		e2e_die("mkdir backing failed");
-	if (e2e_quiet && mount("rnotify-quiet", e2e_back, "tmpfs", 0,
-			       "mode=755"))
-		e2e_die("tmpfs on backing failed");
 	if (e2e_is_native) {
 		snprintf(e2e_mntdir, sizeof(e2e_mntdir), "%s", e2e_back);
 		return;
@@ -433,12 +442,6 @@ void e2e_mount(const char *opts)
 			e2e_start_agent();
 	}
 	e2e_wait_live();
-}
-
-void e2e_mount_quiet(const char *opts)
-{
-	e2e_quiet = true;
-	e2e_mount(opts);
 }
 
 void e2e_sync(void)

@@ -283,32 +283,35 @@ signal.signal(signal.SIGINT, _on_signal)
 class Mount:
     """A temporary export and the rnotifyfs server that serves it.
 
-    quiet: BACKING is a tmpfs of its own, where nothing changes but what
-    the test changes. The fanotify watcher marks the backing store's whole
-    file system: on /tmp's, any change anywhere (a build beside the test)
-    wakes the server, and would carry along an event that waits for a
-    next one, so a check that the end of a burst arrives by itself could
-    not fail there."""
+    Layout: tmp (/tmp/rnotify-PREFIX.X) holds MNT, the server's log and
+    whatever a test writes as it goes; tmp/quiet, the quiet dir, is a
+    tmpfs of its own that holds BACKING (quiet/back) and whatever a test
+    moves into the export or out of it, which must be on BACKING's file
+    system. The fanotify watcher marks the backing store's whole file
+    system: on /tmp's, any change of anyone (a build beside the test)
+    wakes the server and would carry along an event that waits for a
+    next one, so no check could see that the last event never comes by
+    itself. The test's own log writes stay off the quiet tmpfs for the
+    same reason."""
 
-    def __init__(self, server, prefix, opts=None, wrap=None, back="backing",
-                 quiet=False):
+    def __init__(self, server, prefix, opts=None, wrap=None, back="backing"):
         self.server = server
         self.opts = opts
         self.wrap = wrap or []	# e.g. ["prlimit", "--nofile=128"]
         self.tmp = tempfile.mkdtemp(prefix=f"rnotify-{prefix}.", dir="/tmp")
         os.chmod(self.tmp, 0o755)
-        self.back = os.path.join(self.tmp, back)
+        self.quiet = os.path.join(self.tmp, "quiet")
+        self.back = os.path.join(self.quiet, back)
         self.mnt = os.path.join(self.tmp, "mnt")
         self.log = os.path.join(self.tmp, "server.log")
-        os.makedirs(self.back)
+        os.mkdir(self.quiet)
         os.mkdir(self.mnt)
         self.proc = None
         self.seq = 0
-        self.quiet = quiet
         _live.append(self)
-        if quiet:
-            subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=755",
-                            "rnotify-quiet", self.back], check=True)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=755",
+                        "rnotify-quiet", self.quiet], check=True)
+        os.makedirs(self.back)
 
     def start(self, timeout=10, sync=True):
         """Starts the server; True once it mounted and (sync) a remote
@@ -426,12 +429,12 @@ class Mount:
         _live.remove(self)
         self.stop()
         unmount(self.mnt)
-        if self.quiet:
-            subprocess.run(["umount", "-l", self.back],
-                           stderr=subprocess.DEVNULL)
         if os.environ.get("RNOTIFY_KEEP"):	# for a post-mortem
-            print(f"INFO kept {self.tmp}", flush=True)
+            print(f"INFO kept {self.tmp}, its tmpfs still mounted",
+                  flush=True)
         else:
+            subprocess.run(["umount", "-l", self.quiet],
+                           stderr=subprocess.DEVNULL)
             shutil.rmtree(self.tmp, ignore_errors=True)
 
 

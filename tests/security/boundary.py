@@ -7,12 +7,13 @@ the export (next to it, on the same file system) change all the while.
 
   boundary.py SERVER [SECONDS]        (default 5)
 
-Layout: /tmp/rnotify-boundary.X/exp/backing is the export;
+Layout: /tmp/rnotify-boundary.X/quiet/exp/backing is the export;
 exp/outside holds SECRET files and is what a server that followed the
 symlink would reach. The symlink is relative ("../outside"): the client
-kernel, which may follow it, reaches /tmp/rnotify-boundary.X/outside
-instead (a harmless CLIENT-SIDE copy), so any SECRET byte read through the
-mount proves the server followed a symlink.
+kernel, which may follow it from /tmp/rnotify-boundary.X/mnt, reaches
+/tmp/rnotify-boundary.X/outside instead (a harmless CLIENT-SIDE copy), so
+any SECRET byte read through the mount proves the server followed a
+symlink.
 
 Checks: no read returns SECRET; no listing shows a name that exists only
 outside; no file is ever created in exp/outside; no event delivered on
@@ -97,9 +98,8 @@ def client(mnt, k, stop_at, result_fd):
 
 
 def setup(m):
-    top = os.path.dirname(os.path.dirname(m.back))
     outside = os.path.join(os.path.dirname(m.back), "outside")
-    client_side = os.path.join(top, "outside")
+    client_side = os.path.join(os.path.dirname(m.mnt), "outside")
     sibling = os.path.join(os.path.dirname(m.back), "sibling")
     for d, content in ((outside, b"SECRET"), (client_side, b"CLIENT-SIDE")):
         os.makedirs(d, exist_ok=True)

@@ -208,7 +208,7 @@ def one(chk, server, watcher, way, depth):
     opts = "watch=inotify" if watcher == "inotify" else None
     wrap = ["prlimit", f"--nofile={FDS}:{FDS}"] if way == "fds" else None
     m = rnfix.Mount(server, "deep", opts=opts, wrap=wrap)
-    outside = os.path.join(m.tmp, "outside")
+    outside = os.path.join(m.quiet, "outside")
     os.mkdir(outside)
     top = way
     try:

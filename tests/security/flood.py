@@ -9,7 +9,7 @@ server) does not grow.
 
   flood.py SERVER [SECONDS]        (default 10)
 
-Layout: /tmp/rnotify-flood.X/fs is a tmpfs of the test's own, whose
+Layout: /tmp/rnotify-flood.X/quiet/fs is a tmpfs of the test's own, whose
 backing/ is the export and outside/ the flooder's: one file system, as
 a home directory beside an export, but not the one every other fanotify
 server on this machine watches (they would pay for the flood too, and

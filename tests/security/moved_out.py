@@ -35,7 +35,7 @@ def refused(got):
 
 def run(c, server, opts):
     m = rnfix.Mount(server, "moved-out", opts)
-    outside = os.path.join(m.tmp, "outside")
+    outside = os.path.join(m.quiet, "outside")
     os.mkdir(outside)
     os.makedirs(m.bpath("held/sub"))
     os.mkdir(m.bpath("stay"))

@@ -14,7 +14,7 @@ nothing that could carry along an event waiting for a next one. Every
 name's CREATE and then its DELETE must arrive, and nothing else, within
 BOUND seconds of the last writer's exit.
 
-BACKING is a tmpfs of its own (rnfix.Mount's quiet): on /tmp's file
+BACKING is on a tmpfs of its own (rnfix.Mount's quiet dir): on /tmp's file
 system the fanotify watcher is woken by every change of anyone there,
 and with it a server that held the last event back until a next one
 passed this test on a busy machine.
@@ -114,7 +114,7 @@ def main():
     a = ap.parse_args()
     chk = rnfix.Checks(a.name)
     for label, opts in (("default", None), ("inotify", "watch=inotify")):
-        m = rnfix.Mount(a.server, "tail", opts, quiet=True)
+        m = rnfix.Mount(a.server, "tail", opts)
         if not chk.ok(f"{label}/mount", m.start(), m.server_log()[-300:]):
             m.close()
             continue

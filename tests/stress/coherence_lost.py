@@ -72,12 +72,15 @@ def overflow(server):
 
 def converges(m, rels):
     """Within today's timeouts and a margin, the mount shows BACKING's
-    state of rels; the last difference if it does not."""
+    state of rels and their directories (which co.differs() checks too:
+    a directory's attributes may still be the cached ones when its new
+    entry already shows); the last difference if it does not."""
     last = [None]
+    both = list(rels) + sorted({os.path.dirname(r) for r in rels})
 
     def same():
         last[0] = [(r, co.meta(m.back, r), co.meta(m.mnt, r))
-                   for r in rels if co.meta(m.back, r) != co.meta(m.mnt, r)]
+                   for r in both if co.meta(m.back, r) != co.meta(m.mnt, r)]
         return not last[0]
     if rnfix.wait_until(same, co.UNSEEN_BOUND, 0.02):
         return co.differs(m, rels)
@@ -89,7 +92,7 @@ def outside_links(chk, m):
     drops the outside name's events, so the file keeps short
     attributes, whether it had the link when first cached (pre) or got
     it later (post)."""
-    out = os.path.join(m.tmp, "outside")
+    out = os.path.join(m.quiet, "outside")
     os.mkdir(out)
     for name in ("pre", "post"):
         with open(m.bpath(f"a/{name}"), "wb") as f:

@@ -493,7 +493,7 @@ def main():
     ap.add_argument("--mix", choices=["stable", "churn"], default="stable")
     args = ap.parse_args()
     chk = rnfix.Checks(args.name)
-    m = rnfix.Mount(args.server, "stress", f"queue={args.queue}", quiet=True)
+    m = rnfix.Mount(args.server, "stress", f"queue={args.queue}")
     make_tree(m.back)
     if not chk.ok("mount", m.start(), m.server_log()[-300:]):
         chk.exit()
