@@ -66,7 +66,7 @@ def make_name(m, rel, how, rnd):
         os.mknod(src)
         return src
     elif how == "dir_moved_in":
-        out = os.path.join(m.quiet, "outside", os.path.basename(rel))
+        out = os.path.join(m.tmp, "outside", os.path.basename(rel))
         os.makedirs(out)
         os.rename(out, p)
     return None
@@ -210,7 +210,7 @@ def kept(server, rounds):
     try:
         co.Tree(m, rnd)
         new_pg(m)
-        os.mkdir(os.path.join(m.quiet, "outside"))
+        os.mkdir(os.path.join(m.tmp, "outside"))
         chk.ok("mounted", m.start(), m.server_log())
         chk.ok("log_says_kept",
                "missing names as names, pages and listings as attributes"
