@@ -295,10 +295,12 @@ void agent_link_free(struct agent_link *l)
 {
 	if (!l)
 		return;
-	if (l->reading && write(l->stop[1], "", 1) != 1)
-		fuse_log(FUSE_LOG_ERR, "rnotifyfs: agent channel: cannot stop its reader\n");
-	if (l->reading)
+	if (l->reading) {
+		if (write(l->stop[1], "", 1) != 1)
+			fuse_log(FUSE_LOG_ERR,
+				 "rnotifyfs: agent channel: cannot stop its reader\n");
 		pthread_join(l->reader, NULL);
+	}
 	if (l->conn >= 0)
 		close(l->conn);
 	close(l->listen_fd);
