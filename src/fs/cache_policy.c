@@ -24,7 +24,10 @@
  * - a missing name (a negative entry), which every host change that
  *   makes the name exist drops before its event: the replay's create or
  *   rename through the mount replaces it, or settle_name() drops it (a
- *   kernel with the series drops it itself). Only where the kernel takes
+ *   kernel with the series drops it itself). A name the host removed
+ *   can be kept as missing before the replay of its removal, which must
+ *   still find it: that replay drops the entry and acts again
+ *   (replay_drop_kept_missing()). Only where the kernel takes
  *   FUSE_NOTIFY_INC_EPOCH: the drop one by one below has no record of
  *   missing names (those below a directory go with its name, those in
  *   the root would stay);

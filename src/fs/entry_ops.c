@@ -139,7 +139,7 @@ void fs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	if (err == -ENOENT)
 		fs_names_hide(&fs->table, parent, name);
 	/* The gate's ENOENT is a replay's, about to create the name. */
-	if (err == -ENOENT && a.verdict == FS_GATE_PASS &&
+	if (err == -ENOENT && a.verdict == FS_GATE_PASS && !a.replayed_name &&
 	    strcmp(name, ".") && strcmp(name, ".."))
 		reply_missing(req, dir);
 	else if (err)

@@ -18,14 +18,20 @@ listings kept from one open to the next.
                  BACKING's bytes. A listing read twice, then a create,
                  unlink, rename in it or out of it on BACKING: right
                  after the event the listing equals BACKING's.
+                 A name the client looked up as missing after the host
+                 removed it but before the replay of that removal (a
+                 directory removed or renamed, a file removed, each
+                 first dropped from the client's dentry cache): the
+                 removal still comes through the mount, exactly; a
+                 kept missing name must not make the replay fail.
 """
 import os
 import random
 
 import coherence as co
 import rnfix
-from rnfix import IN_CLOSE_WRITE, IN_CREATE, IN_DELETE, IN_MODIFY, \
-    IN_MOVED_FROM, IN_MOVED_TO
+from rnfix import IN_CLOSE_WRITE, IN_CREATE, IN_DELETE, IN_ISDIR, \
+    IN_MODIFY, IN_MOVED_FROM, IN_MOVED_TO
 
 NEW_NAME = IN_CREATE | IN_MOVED_TO
 GONE_NAME = IN_DELETE | IN_MOVED_FROM
@@ -66,7 +72,7 @@ def make_name(m, rel, how, rnd):
         os.mknod(src)
         return src
     elif how == "dir_moved_in":
-        out = os.path.join(m.tmp, "outside", os.path.basename(rel))
+        out = os.path.join(m.quiet, "outside", os.path.basename(rel))
         os.makedirs(out)
         os.rename(out, p)
     return None
@@ -198,6 +204,73 @@ def listing_round(m, ino, rnd, i, stale):
                          f"{sorted(set(b) - set(a))} more")
 
 
+def drop_dentries():
+    """Unused dentries go (a name the client no longer holds)."""
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("2")
+
+
+REMOVALS = ("rmdir", "rename_dir", "unlink", "write_unlink")
+BACKLOG = 200
+
+
+def removal_round(m, ino, i, stale):
+    """The host removes rel while the replay is busy with a backlog; the
+    client looks rel up meanwhile and may keep it as missing. The round
+    counts (returns True) if that lookup said ENOENT before the removal
+    was replayed; its events must come all the same."""
+    how = REMOVALS[i % len(REMOVALS)]
+    d = co.DIRS[i % 2]
+    name = f"rm{i}"
+    rel = f"{d}/{name}"
+    if how in ("unlink", "write_unlink"):
+        os.mknod(m.bpath(rel))
+    else:
+        os.mkdir(m.bpath(rel))
+    if not ino.wait_for(name_event(m, rel, IN_CREATE), co.EVENT_WAIT):
+        stale.append(f"{how} {rel}: no CREATE")
+        return False
+    drop_dentries()
+    with m.paused():
+        for k in range(BACKLOG):
+            os.mknod(m.bpath(f"backlog/r{i}.{k}"))
+        if how == "rename_dir":
+            os.rename(m.bpath(rel), m.bpath(f"{rel}.to"))
+        elif how == "rmdir":
+            os.rmdir(m.bpath(rel))
+        else:
+            if how == "write_unlink":
+                with open(m.bpath(rel), "ab") as f:
+                    f.write(b"x")
+            os.unlink(m.bpath(rel))
+    try:
+        os.lstat(m.mpath(rel))
+        looked_up_missing = False
+    except FileNotFoundError:
+        looked_up_missing = True
+    seen = ino.read(0)
+    if how == "rename_dir":
+        want = [(IN_MOVED_FROM | IN_ISDIR, name),
+                (IN_MOVED_TO | IN_ISDIR, f"{name}.to")]
+    elif how == "rmdir":
+        want = [(IN_DELETE | IN_ISDIR, name)]
+    elif how == "unlink":
+        want = [(IN_DELETE, name)]
+    else:
+        # The write's replay reaches the file by its name, now missing.
+        want = [(IN_MODIFY, name), (IN_CLOSE_WRITE, name),
+                (IN_DELETE, name)]
+    counts = looked_up_missing and not seen
+    ok, got = m.collect(ino, d, expect=len(want) - len(seen))
+    got = seen + got
+    names = [(e[1], e[3].decode()) for e in got]
+    if not ok or names != want:
+        stale.append(f"{how} {rel}: expected {want}, got {names}")
+    elif how == "rename_dir" and got[0][2] != got[1][2]:
+        stale.append(f"{how} {rel}: cookies {got[0][2]} and {got[1][2]}")
+    return counts
+
+
 def new_pg(m):
     with open(m.bpath("a/pg"), "wb") as f:
         f.write(os.urandom(PAGE_SIZE))
@@ -210,7 +283,8 @@ def kept(server, rounds):
     try:
         co.Tree(m, rnd)
         new_pg(m)
-        os.mkdir(os.path.join(m.tmp, "outside"))
+        os.mkdir(os.path.join(m.quiet, "outside"))
+        os.mkdir(m.bpath("backlog"))
         chk.ok("mounted", m.start(), m.server_log())
         chk.ok("log_says_kept",
                "missing names as names, pages and listings as attributes"
@@ -241,6 +315,20 @@ def kept(server, rounds):
             if len(stale) > 5:
                 break
         chk.ok("listing_after_event", not stale, "; ".join(stale[:5]))
+        stale = []
+        counted = 0
+        for i in range(rounds):
+            counted += removal_round(m, ino, i, stale)
+            if len(stale) > 5:
+                break
+        chk.ok("removal_after_missing_lookup", not stale,
+               "; ".join(stale[:5]))
+        chk.ok("removal_after_missing_lookup_happened",
+               counted >= rounds // 2,
+               f"only {counted} of {rounds} rounds looked the name up "
+               "as missing before its removal was replayed")
+        chk.info(f"{counted} of {rounds} removal rounds looked the name "
+                 "up as missing before the removal was replayed")
         chk.info(f"{rounds} rounds of each: {len(MAKERS)} ways a missing "
                  "name comes to exist, rewrites and truncates, listings")
         ino.close()

@@ -195,6 +195,8 @@ static int delete_in(struct replay *r, const struct replay_node *dir,
 	if (ev->isdir)
 		pthread_mutex_lock(&r->refresh_lock);
 	ret = RSYS(r, unlinkat, dfd, name, ev->isdir);
+	if (ret == -ENOENT && replay_drop_kept_missing(r, dir->id, name))
+		ret = RSYS(r, unlinkat, dfd, name, ev->isdir);
 	ret = ret < 0 ? ret : 1;
 	if (ev->isdir)
 		pthread_mutex_unlock(&r->refresh_lock);
@@ -260,6 +262,8 @@ static int rename_between(struct replay *r, const struct replay_node *from,
 	if (ev->isdir)
 		pthread_mutex_lock(&r->refresh_lock);
 	ret = RSYS(r, renameat, sfd, ev->name, dfd, ev->name2);
+	if (ret == -ENOENT && replay_drop_kept_missing(r, from->id, ev->name))
+		ret = RSYS(r, renameat, sfd, ev->name, dfd, ev->name2);
 	ret = ret < 0 ? ret : 1;
 	if (ev->isdir)
 		pthread_mutex_unlock(&r->refresh_lock);
