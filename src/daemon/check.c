@@ -131,7 +131,7 @@ static void check_caches(const struct cli *cli, bool delivers)
 
 	if (!why && cli->entry_coherent >= FS_CACHE_UNTIL_INVALIDATED &&
 	    cli->attr_coherent >= FS_CACHE_UNTIL_INVALIDATED)
-		printf("caches:           names and attributes kept until invalidated: every change is seen, and invalidated before its event (1 s for objects on other mounts inside the export, and for the attributes of files with several links)\n");
+		printf("caches:           names and attributes kept until invalidated: every change is seen, and invalidated before its event (1 s for objects on other mounts inside the export, and for the attributes of files with several links); so are file pages and listings from one open to the next, and missing names where the kernel has FUSE_NOTIFY_INC_EPOCH (Linux 6.16+)\n");
 	else if (!why)
 		printf("caches:           names %g s, attributes %g s, as given (every change is seen)\n",
 		       cli->entry_coherent, cli->attr_coherent);

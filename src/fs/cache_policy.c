@@ -19,6 +19,26 @@
  * - a ghost (a gone object shown until its delete is replayed).
  * Its name stays: names inside the export are watched whatever the file.
  *
+ * Where names and attributes are kept, so are three more caches, each
+ * dropped by what drops the others:
+ * - a missing name (a negative entry), which every host change that
+ *   makes the name exist drops before its event: the replay's create or
+ *   rename through the mount replaces it, or settle_name() drops it (a
+ *   kernel with the series drops it itself). A name the host removed
+ *   can be kept as missing before the replay of its removal, which must
+ *   still find it: that replay drops the entry and acts again
+ *   (replay_drop_kept_missing()). Only where the kernel takes
+ *   FUSE_NOTIFY_INC_EPOCH: the drop one by one below has no record of
+ *   missing names (those below a directory go with its name, those in
+ *   the root would stay);
+ * - a file's pages (FOPEN_KEEP_CACHE), where its attributes are kept: a
+ *   write or truncate drops them with the attributes before its event;
+ * - a directory's listing (FOPEN_CACHE_DIR): a change of its entries
+ *   drops it before the event, as the kernel drops the directory's
+ *   attributes and moves its change counter on each create, delete or
+ *   rename through the mount or with the series, and the server drops
+ *   the directory's pages where a replay did not change it.
+ *
  * When events were lost (a host queue overflow) the kernel is told to drop
  * everything it holds: every node's attributes and pages, and every name
  * (FUSE_NOTIFY_INC_EPOCH where the kernel has it, else one by one).
@@ -42,17 +62,40 @@
 #define FS_NOTIFY_INC_EPOCH 8
 #define FS_PROTO_MINOR_INC_EPOCH 44
 
+/* Does the host watch see every change of in? */
+static bool watched_whole(const struct fs *fs, const struct fs_inode *in)
+{
+	return atomic_load_explicit(&fs->coherent, memory_order_relaxed) &&
+	       in && !in->ghost && in->own_mount;
+}
+
 void fs_cache_timeouts(const struct fs *fs, const struct fs_inode *in,
 		       const struct stat *st, double *entry, double *attr)
 {
 	*entry = fs->entry_timeout;
 	*attr = fs->attr_timeout;
-	if (!atomic_load_explicit(&fs->coherent, memory_order_relaxed) ||
-	    !in || in->ghost || !in->own_mount)
+	if (!watched_whole(fs, in))
 		return;
 	*entry = fs->entry_coherent;
 	if (S_ISDIR(st->st_mode) || st->st_nlink <= 1)
 		*attr = fs->attr_coherent;
+}
+
+double fs_cache_negative(const struct fs *fs, const struct fs_inode *dir)
+{
+	return fs->inc_epoch && watched_whole(fs, dir) ? fs->entry_coherent : 0;
+}
+
+bool fs_cache_keeps_pages(const struct fs *fs, const struct fs_inode *in,
+			  const struct stat *st)
+{
+	return watched_whole(fs, in) && fs->attr_coherent > 0 &&
+	       S_ISREG(st->st_mode) && st->st_nlink <= 1;
+}
+
+bool fs_cache_keeps_listing(const struct fs *fs, const struct fs_inode *dir)
+{
+	return watched_whole(fs, dir) && fs->entry_coherent > 0;
 }
 
 /* "until invalidated" or "for N s", into buf. */
@@ -71,9 +114,13 @@ void fs_cache_coherent(struct fs *fs, bool coherent, const char *why)
 	atomic_store(&fs->coherent, coherent);
 	if (coherent)
 		fuse_log(FUSE_LOG_INFO,
-			 "rnotifyfs: caches: names kept %s, attributes %s (the host watch sees every change: fanotify on %s)\n",
+			 "rnotifyfs: caches: names kept %s, attributes %s, missing names %s, pages and listings %s (the host watch sees every change: fanotify on %s)\n",
 			 lifetime(fs->entry_coherent, e, sizeof(e)),
-			 lifetime(fs->attr_coherent, a, sizeof(a)), why);
+			 lifetime(fs->attr_coherent, a, sizeof(a)),
+			 fs->inc_epoch ? "as names" :
+			 "not kept (the kernel has no FUSE_NOTIFY_INC_EPOCH)",
+			 fs->attr_coherent > 0 ? "as attributes" : "not kept",
+			 why);
 	else
 		fuse_log(FUSE_LOG_INFO,
 			 "rnotifyfs: caches: names kept %s, attributes %s (%s)\n",

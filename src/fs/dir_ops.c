@@ -113,6 +113,12 @@ void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	errno = ESTALE;
 	if (in)
 		d = dir_open(req, in);
+	/*
+	 * The kernel keeps the listing from one open to the next, and drops
+	 * it when the directory's entries change (cache_policy.c).
+	 */
+	if (d && fs_cache_keeps_listing(fs, in))
+		fi->cache_readdir = fi->keep_cache = 1;
 	fs_inode_put(fs, in);
 	if (!d) {
 		fuse_reply_err(req, errno);

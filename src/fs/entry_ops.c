@@ -96,6 +96,22 @@ static int lookup_name(struct fs *fs, struct fs_inode *dir, const char *name,
 	return fs_entry_learn(fs, dir, name, child, st);
 }
 
+/*
+ * A missing name, kept by the kernel as a negative entry where every
+ * change that could make it exist is seen (cache_policy.c); else ENOENT,
+ * which it keeps for no time.
+ */
+static void reply_missing(fuse_req_t req, struct fs_inode *dir)
+{
+	struct fuse_entry_param e = { .ino = 0 };
+
+	e.entry_timeout = fs_cache_negative(fs_of(req), dir);
+	if (e.entry_timeout > 0)
+		fuse_reply_entry(req, &e);
+	else
+		fuse_reply_err(req, ENOENT);
+}
+
 void fs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct fs_gate_query q = {
@@ -122,7 +138,11 @@ void fs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	      lookup_name(fs, dir, name, &child, &st);
 	if (err == -ENOENT)
 		fs_names_hide(&fs->table, parent, name);
-	if (err)
+	/* The gate's ENOENT is a replay's, about to create the name. */
+	if (err == -ENOENT && a.verdict == FS_GATE_PASS && !a.replayed_name &&
+	    strcmp(name, ".") && strcmp(name, ".."))
+		reply_missing(req, dir);
+	else if (err)
 		fuse_reply_err(req, -err);
 	else if (!strcmp(name, ".") || !strcmp(name, ".."))
 		fs_reply_entry(req, dir, NULL, child, &st);

@@ -78,6 +78,19 @@ static bool close_does_nothing(struct fs *fs, const struct fs_inode *in,
 	return !fstatfs(fd, &sfs) && type_closes_quietly(sfs.f_type);
 }
 
+/*
+ * Whether the kernel keeps the pages of in, open as fd, from its last
+ * open (cache_policy.c): a remote write or truncate drops them before
+ * its event.
+ */
+static bool keeps_pages(struct fs *fs, const struct fs_inode *in, int fd)
+{
+	struct stat st;
+
+	return in && fd >= 0 && in->type == S_IFREG && !fstat(fd, &st) &&
+	       fs_cache_keeps_pages(fs, in, &st);
+}
+
 void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs_gate_query q = { .op = FS_GATE_OPEN, .nodeid = ino };
@@ -123,6 +136,7 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fi->direct_io = a.verdict == FS_GATE_OPEN_DIRECT;
 	fi->noflush = a.verdict == FS_GATE_OPEN_DIRECT ||
 		      close_does_nothing(fs, in, fd);
+	fi->keep_cache = a.verdict == FS_GATE_PASS && keeps_pages(fs, in, fd);
 	fs_passthrough_open(fs, in, fd, fi);
 	if (fuse_reply_open(req, fi)) {
 		fs_passthrough_open_undo(fs, in);

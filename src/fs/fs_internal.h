@@ -115,6 +115,16 @@ bool fs_reply_create(fuse_req_t req, struct fs_inode *dir, const char *name,
 /* The entry and attribute timeouts of in, shown with st (cache_policy.c). */
 void fs_cache_timeouts(const struct fs *fs, const struct fs_inode *in,
 		       const struct stat *st, double *entry, double *attr);
+/*
+ * Where the host watch sees every change (cache_policy.c): the lifetime
+ * of a negative entry under dir (0: none is replied), and whether the
+ * kernel keeps a file's pages (FOPEN_KEEP_CACHE) or a directory's
+ * listing (FOPEN_CACHE_DIR) from one open to the next.
+ */
+double fs_cache_negative(const struct fs *fs, const struct fs_inode *dir);
+bool fs_cache_keeps_pages(const struct fs *fs, const struct fs_inode *in,
+			  const struct stat *st);
+bool fs_cache_keeps_listing(const struct fs *fs, const struct fs_inode *dir);
 /* What INIT negotiated: which way the kernel can drop every name. */
 void fs_cache_init_seen(struct fs *fs, unsigned int proto_minor);
 void fs_entry_param(struct fs *fs, struct fs_inode *child,

@@ -179,6 +179,9 @@ void fs_passthrough_open(struct fs *fs, struct fs_inode *in, int fd,
 	reply.armed = pass;
 	if (pass && !reads_only(fi))
 		fi->direct_io = 1;
+	/* The kernel refuses a passthrough open that keeps the page cache. */
+	if (pass)
+		fi->keep_cache = 0;
 }
 
 void fs_passthrough_release(struct fs *fs, struct fs_inode *in)

@@ -76,7 +76,8 @@ void fs_passthrough_free(struct fs_passthrough *pt);
 /*
  * Before the reply to an open or create of in (fd: the open backing file,
  * or FS_NO_FILE) in this thread: decides the open's io mode and counts
- * it; for passthrough, sets fi->direct_io if the open writes, and makes
+ * it; for passthrough, sets fi->direct_io if the open writes, clears
+ * fi->keep_cache (the kernel refuses it with passthrough), and makes
  * fs_passthrough_patch() mark the reply.
  */
 void fs_passthrough_open(struct fs *fs, struct fs_inode *in, int fd,

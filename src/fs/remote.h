@@ -91,6 +91,11 @@ struct fs_gate_answer {
 	 * with one link more than it has now, and keeps the right count.
 	 */
 	bool removes;
+	/*
+	 * LOOKUP passed: a replay in flight acts on this name, so an answer
+	 * that it is missing must not be kept (entry_ops.c).
+	 */
+	bool replayed_name;
 };
 
 typedef void (*fs_gate_fn)(void *arg, const struct fs_gate_query *q,

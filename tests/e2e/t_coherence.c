@@ -4,8 +4,11 @@
  * state through MNT. Each check first fills the client's caches with the
  * old state (a read, a positive or negative lookup, a stat), makes the
  * change remotely, waits for its event (bounded), then looks at once:
- * no retry, since a retry would hide a stale cache.
+ * no retry, since a retry would hide a stale cache. Where every change is
+ * seen the kernel keeps negative entries, pages and listings from one
+ * open to the next too (src/fs/cache_policy.c): each has a check.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -200,6 +203,115 @@ static void coh_chmod(void)
 	e2e_reader_free(r);
 }
 
+/* The first 11 bytes of path through MNT, by an open that writes. */
+static bool coh_read_rw(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : pread(fd, buf, len - 1, 0);
+
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n == 11;
+}
+
+/*
+ * Same size on purpose, as coh_write(), through opens that write (the page
+ * cache, not passthrough), each closed before the next: the kernel keeps
+ * the pages from one open to the next where every change is seen, so
+ * only the server's invalidation stands between the reopen and old bytes.
+ * MODIFY, not CLOSE_WRITE: the check's own opens close for writing.
+ */
+static void coh_reopen(void)
+{
+	struct e2e_op setup[] = { OP_CREAT("f", "old-content"), OP_END };
+	struct e2e_op act[] = { OP_OVERWRITE("f", "NEW-CONTENT"), OP_END };
+	const char *check = "coherence/reopen_after_modify";
+	struct e2e_reader *r;
+	char buf[64];
+
+	coh_setup("o", setup);
+	r = coh_watch("o");
+	if (!coh_read_rw(e2e_mpath("o/f"), buf, sizeof(buf)) ||
+	    strcmp(buf, "old-content")) {
+		e2e_fail(check, "first read through MNT gave \"%s\"", buf);
+	} else if (e2e_remote("o", act)) {
+		e2e_fail(check, "remote write failed");
+	} else if (coh_wait(r, check, "MODIFY f")) {
+		if (!coh_read_rw(e2e_mpath("o/f"), buf, sizeof(buf)) ||
+		    strcmp(buf, "NEW-CONTENT"))
+			e2e_fail(check, "read after the event gave \"%s\"",
+				 buf);
+		else
+			e2e_pass(check);
+	}
+	e2e_reader_free(r);
+}
+
+/* The names listed in dir through MNT, space-separated and sorted. */
+static void coh_list(const char *dir, char *out, size_t len)
+{
+	struct dirent **ents;
+	size_t used = 0;
+	int n, i;
+
+	out[0] = '\0';
+	n = scandir(e2e_mpath(dir), &ents, NULL, alphasort);
+	for (i = 0; i < n; i++) {
+		if (ents[i]->d_name[0] != '.' && used < len)
+			used += snprintf(out + used, len - used, "%s%s",
+					 used ? " " : "", ents[i]->d_name);
+		free(ents[i]);
+	}
+	if (n >= 0)
+		free(ents);
+}
+
+static void coh_expect_list(const char *check, const char *dir,
+			    const char *want)
+{
+	char got[256];
+
+	coh_list(dir, got, sizeof(got));
+	if (strcmp(got, want))
+		e2e_fail(check, "listed \"%s\", expected \"%s\"", got, want);
+	else
+		e2e_pass(check);
+}
+
+/*
+ * A listing read twice (kept from one open to the next where every change
+ * is seen), then a remote create, rename and unlink in it: each listed
+ * right after its event.
+ */
+static void coh_listing(void)
+{
+	struct e2e_op setup[] = { OP_MKNOD("a"), OP_END };
+	struct e2e_op mk[] = { OP_MKNOD("b"), OP_END };
+	struct e2e_op mv[] = { OP_RENAME("a", "c"), OP_END };
+	struct e2e_op rm[] = { OP_UNLINK("b"), OP_END };
+	struct e2e_reader *r;
+	char buf[256];
+
+	coh_setup("l", setup);
+	r = coh_watch("l");
+	coh_list("l", buf, sizeof(buf));
+	coh_expect_list("coherence/listing_before", "l", "a");
+	if (e2e_remote("l", mk))
+		e2e_fail("coherence/listing_create", "remote mknod failed");
+	else if (coh_wait(r, "coherence/listing_create", "CREATE b"))
+		coh_expect_list("coherence/listing_create", "l", "a b");
+	if (e2e_remote("l", mv))
+		e2e_fail("coherence/listing_rename", "remote rename failed");
+	else if (coh_wait(r, "coherence/listing_rename", "MOVED_TO c"))
+		coh_expect_list("coherence/listing_rename", "l", "b c");
+	if (e2e_remote("l", rm))
+		e2e_fail("coherence/listing_unlink", "remote unlink failed");
+	else if (coh_wait(r, "coherence/listing_unlink", "DELETE b"))
+		coh_expect_list("coherence/listing_unlink", "l", "c");
+	e2e_reader_free(r);
+}
+
 int main(void)
 {
 	e2e_mount(NULL);
@@ -209,5 +321,7 @@ int main(void)
 	coh_delete();
 	coh_rename();
 	coh_chmod();
+	coh_reopen();
+	coh_listing();
 	return check_exit();
 }

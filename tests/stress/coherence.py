@@ -23,6 +23,8 @@ must show that change.
             a later change's event is read, every name, attribute and
             content through the mount equals BACKING's (the server drops
             every cache at the overflow).
+  kept      missing names, file pages and listings kept from one open to
+            the next: see coherence_kept.py.
   unseen    what the host watch cannot see keeps today's 1 s timeouts: a
             file of the export linked from outside it and written there,
             and (-o watch=inotify) a file made in a directory made just
@@ -389,8 +391,11 @@ def main():
     ap.add_argument("--changes", type=int, default=10000)
     ap.add_argument("--only", default=None)
     a = ap.parse_args()
+    import coherence_kept
     import coherence_lost
     parts = {"remote": lambda: remote(a.server, a.changes),
+             "kept": lambda: coherence_kept.kept(a.server,
+                                                 max(a.changes // 50, 20)),
              "overflow": lambda: coherence_lost.overflow(a.server),
              "unseen": lambda: coherence_lost.unseen(a.server)}
     failed = 0

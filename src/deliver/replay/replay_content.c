@@ -113,6 +113,9 @@ static bool target_from_name(struct replay *r, const struct rn_event *ev,
 	replay_expect_set(r, &e);
 	fd = RSYS(r, openat, dfd, ev->name,
 		  REPLAY_OPEN_PATH | REPLAY_OPEN_NOFOLLOW, 0);
+	if (fd == -ENOENT && replay_drop_kept_missing(r, dir.id, ev->name))
+		fd = RSYS(r, openat, dfd, ev->name,
+			  REPLAY_OPEN_PATH | REPLAY_OPEN_NOFOLLOW, 0);
 	replay_expect_clear(r);
 	RSYS(r, close, dfd);
 	if (!target_hold(r, ev, t, fd))

@@ -111,6 +111,27 @@ static void answer_expected(const struct replay_expect *e,
 	a->err = EPERM;
 }
 
+/*
+ * Whether the replay in flight acts on the name another caller looks up:
+ * the kernel must not keep it as missing, or the replay's own lookup of
+ * it could be answered from that entry instead of by the gate.
+ */
+static bool is_replayed_name(struct replay *r, const struct fs_gate_query *q)
+{
+	const struct replay_expect *e = &r->expect;
+	bool hit;
+
+	if (q->op != FS_GATE_LOOKUP)
+		return false;
+	pthread_mutex_lock(&r->lock);
+	hit = e->active &&
+	      (names_match(q->parent, q->name, e->parent, e->name) ||
+	       (e->op == FS_GATE_RENAME &&
+		names_match(q->parent, q->name, e->newparent, e->newname)));
+	pthread_mutex_unlock(&r->lock);
+	return hit;
+}
+
 void replay_gate(void *arg, const struct fs_gate_query *q,
 		 struct fs_gate_answer *a)
 {
@@ -120,8 +141,10 @@ void replay_gate(void *arg, const struct fs_gate_query *q,
 	a->verdict = FS_GATE_PASS;
 	a->removes = false;
 
-	if (q->tid != atomic_load_explicit(&r->tid, memory_order_relaxed))
+	if (q->tid != atomic_load_explicit(&r->tid, memory_order_relaxed)) {
+		a->replayed_name = is_replayed_name(r, q);
 		return;
+	}
 	/* A guest pid is reused once the agent is gone: not its uid. */
 	uid = atomic_load_explicit(&r->gate_uid, memory_order_relaxed);
 	if (uid != (uid_t)-1 && q->uid != uid)

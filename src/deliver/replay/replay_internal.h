@@ -117,6 +117,24 @@ static inline void replay_inval_entry(struct replay *r, uint64_t parent,
 		fs_inval_entry(r->fs, parent, name);
 }
 
+/*
+ * A replay's syscall on a name the host removed after it (an unlink,
+ * rmdir or rename of it, or an open of what it named) failed with
+ * ENOENT: the gate answers every lookup of the name a replay announces,
+ * so the kernel answered by itself, from a missing name it keeps
+ * (fs/cache_policy.c). That entry came from a lookup made after the host
+ * had removed the name but before this replay, while the kernel held no
+ * entry for it (its dentry reclaimed, or a stand-in's timed out).
+ * Whether it was dropped, for the syscall to be made once more:
+ * meanwhile no lookup leaves a new one, as the gate keeps no missing
+ * name a replay announces (replay_gate.c).
+ */
+static inline bool replay_drop_kept_missing(struct replay *r,
+					    uint64_t parent, const char *name)
+{
+	return !r->no_notify && !fs_inval_entry(r->fs, parent, name);
+}
+
 /* replay_gate.c */
 void replay_gate(void *arg, const struct fs_gate_query *q,
 		 struct fs_gate_answer *a);

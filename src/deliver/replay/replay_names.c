@@ -123,6 +123,17 @@ static void settle_name(struct replay *r, uint64_t parent, const char *name)
 		replay_inval_entry(r, parent, name);
 }
 
+/*
+ * A replay that did not change the directory through the mount: the
+ * kernel kept its listing (fs/cache_policy.c), which the change made
+ * stale. One that did moved the directory's change counter on, and the
+ * kernel reads the listing again at its next open.
+ */
+static void listing_drop(struct replay *r, uint64_t dir)
+{
+	replay_inval_inode(r, dir);
+}
+
 static int create_in(struct replay *r, const struct replay_node *dir,
 		     const struct rn_event *ev, const char *name, bool opens)
 {
@@ -143,6 +154,8 @@ static int create_in(struct replay *r, const struct replay_node *dir,
 	RSYS(r, close, dfd);
 	if (ret > 0)
 		replay_stale_add(&r->stale, dir);
+	else
+		listing_drop(r, dir->id);
 	settle_name(r, dir->id, name);
 	return ret;
 }
@@ -182,15 +195,19 @@ static int delete_in(struct replay *r, const struct replay_node *dir,
 	if (ev->isdir)
 		pthread_mutex_lock(&r->refresh_lock);
 	ret = RSYS(r, unlinkat, dfd, name, ev->isdir);
+	if (ret == -ENOENT && replay_drop_kept_missing(r, dir->id, name))
+		ret = RSYS(r, unlinkat, dfd, name, ev->isdir);
 	ret = ret < 0 ? ret : 1;
 	if (ev->isdir)
 		pthread_mutex_unlock(&r->refresh_lock);
 	replay_expect_clear(r);
 	RSYS(r, close, dfd);
-	if (ret < 0)
+	if (ret < 0) {
 		replay_inval_entry(r, dir->id, name);
-	else
+		listing_drop(r, dir->id);
+	} else {
 		replay_stale_add(&r->stale, dir);
+	}
 	settle_name(r, dir->id, name);
 	return ret;
 }
@@ -245,6 +262,8 @@ static int rename_between(struct replay *r, const struct replay_node *from,
 	if (ev->isdir)
 		pthread_mutex_lock(&r->refresh_lock);
 	ret = RSYS(r, renameat, sfd, ev->name, dfd, ev->name2);
+	if (ret == -ENOENT && replay_drop_kept_missing(r, from->id, ev->name))
+		ret = RSYS(r, renameat, sfd, ev->name, dfd, ev->name2);
 	ret = ret < 0 ? ret : 1;
 	if (ev->isdir)
 		pthread_mutex_unlock(&r->refresh_lock);
@@ -254,6 +273,8 @@ static int rename_between(struct replay *r, const struct replay_node *from,
 	if (ret < 0) {
 		replay_inval_entry(r, from->id, ev->name);
 		replay_inval_entry(r, to->id, ev->name2);
+		listing_drop(r, from->id);
+		listing_drop(r, to->id);
 	} else {
 		replay_stale_add(&r->stale, from);
 		replay_stale_add(&r->stale, to);
