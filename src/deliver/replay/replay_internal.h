@@ -125,14 +125,19 @@ static inline void replay_inval_entry(struct replay *r, uint64_t parent,
  * (fs/cache_policy.c). That entry came from a lookup made after the host
  * had removed the name but before this replay, while the kernel held no
  * entry for it (its dentry reclaimed, or a stand-in's timed out).
- * Whether it was dropped, for the syscall to be made once more:
- * meanwhile no lookup leaves a new one, as the gate keeps no missing
- * name a replay announces (replay_gate.c).
+ * Whether it is gone now, for the syscall to be made once more: dropped
+ * here, or already pruned by the kernel (an unused entry can go at any
+ * time, and the drop then finds nothing). Meanwhile no lookup leaves a
+ * new one, as the gate keeps no missing name a replay announces
+ * (replay_gate.c).
  */
 static inline bool replay_drop_kept_missing(struct replay *r,
 					    uint64_t parent, const char *name)
 {
-	return !r->no_notify && !fs_inval_entry(r->fs, parent, name);
+	if (r->no_notify)
+		return false;
+	fs_inval_entry(r->fs, parent, name);
+	return true;
 }
 
 /* replay_gate.c */
