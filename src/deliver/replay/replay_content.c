@@ -273,11 +273,41 @@ int replay_attrib(struct replay *r, const struct rn_event *ev)
 	return ret;
 }
 
+/*
+ * The node shown under the event's name if the replayer holds it open
+ * for writing (a replayed create's or MODIFY's file) and it is the
+ * event's object: its close is the event, and the held file pins the
+ * name, so the open by name below is not needed, nor its system calls.
+ * After a replayed create, that open's walk would fetch the attributes
+ * of the directory, which the create dropped: the GETATTR then comes
+ * with the next walk there (the next change's replay, a watcher's),
+ * after this event instead of before it.
+ */
+static bool writer_shown(struct replay *r, const struct rn_event *ev,
+			 uint64_t *node)
+{
+	struct replay_node dir, n;
+
+	if (!ev->name[0] || !replay_known_node(r, &ev->dir, &dir) ||
+	    !replay_shown_node(r, dir.id, ev->name, &n) ||
+	    replay_writer_find(r, n.id) < 0 || !target_is(r, ev, &n))
+		return false;
+	*node = n.id;
+	return true;
+}
+
 int replay_close_write(struct replay *r, const struct rn_event *ev)
 {
 	struct target t;
+	uint64_t node;
 	int fd;
 
+	if (writer_shown(r, ev, &node)) {
+		/* Before the close, the event, as below. */
+		replay_inval_inode(r, node);
+		replay_writer_close(r, node);
+		return 1;
+	}
 	if (!target_open(r, ev, &t))
 		return 0;
 	fd = writer_get(r, &t);
