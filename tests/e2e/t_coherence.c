@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -248,6 +249,69 @@ static void coh_reopen(void)
 	e2e_reader_free(r);
 }
 
+/*
+ * A write through a mapping raises no MODIFY: only the CLOSE_WRITE after
+ * it tells of it, and its replay must drop the pages the client holds.
+ * The remote writer's one-byte write first (MODIFY) makes the replayer
+ * hold the file open for writing, whose close then replays CLOSE_WRITE
+ * without a lookup (src/deliver/replay/replay_content.c). The reader
+ * keeps its open that writes (the page cache, not passthrough) from
+ * before the mapped write to after the event: nothing but the server's
+ * invalidation drops its pages, and its close comes last, after the
+ * remote CLOSE_WRITE was seen.
+ */
+static void coh_mapped_close(void)
+{
+	struct e2e_op setup[] = { OP_CREAT("f", "old-content"), OP_END };
+	const char *check = "coherence/read_after_mapped_close";
+	struct e2e_reader *r;
+	int bfd, mfd = -1;
+	char buf[64];
+	char *map;
+
+	coh_setup("p", setup);
+	r = coh_watch("p");
+	bfd = open(e2e_bpath("p/f"), O_RDWR | O_CLOEXEC);
+	map = bfd < 0 ? MAP_FAILED :
+	      mmap(NULL, 11, PROT_READ | PROT_WRITE, MAP_SHARED, bfd, 0);
+	if (map == MAP_FAILED) {
+		e2e_fail(check, "cannot map BACKING p/f: %s", strerror(errno));
+	} else if (pwrite(bfd, "o", 1, 0) != 1) {
+		e2e_fail(check, "remote write failed: %s", strerror(errno));
+	} else if (coh_wait(r, check, "MODIFY f")) {
+		mfd = open(e2e_mpath("p/f"), O_RDWR | O_CLOEXEC);
+		memset(buf, 0, sizeof(buf));
+		if (mfd < 0 || pread(mfd, buf, 11, 0) != 11 ||
+		    strcmp(buf, "old-content")) {
+			e2e_fail(check, "first read through MNT gave \"%s\"",
+				 buf);
+		} else {
+			memcpy(map, "NEW-CONTENT", 11);
+			munmap(map, 11);
+			map = MAP_FAILED;
+			close(bfd);
+			bfd = -1;
+			if (coh_wait(r, check, "CLOSE_WRITE f")) {
+				memset(buf, 0, sizeof(buf));
+				if (pread(mfd, buf, 11, 0) != 11 ||
+				    strcmp(buf, "NEW-CONTENT"))
+					e2e_fail(check,
+						 "read after the event gave \"%s\"",
+						 buf);
+				else
+					e2e_pass(check);
+			}
+		}
+	}
+	if (map != MAP_FAILED)
+		munmap(map, 11);
+	if (bfd >= 0)
+		close(bfd);
+	if (mfd >= 0)
+		close(mfd);
+	e2e_reader_free(r);
+}
+
 /* The names listed in dir through MNT, space-separated and sorted. */
 static void coh_list(const char *dir, char *out, size_t len)
 {
@@ -322,6 +386,7 @@ int main(void)
 	coh_rename();
 	coh_chmod();
 	coh_reopen();
+	coh_mapped_close();
 	coh_listing();
 	return check_exit();
 }

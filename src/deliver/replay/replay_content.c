@@ -32,7 +32,8 @@
 #include "replay_internal.h"
 
 /*
- * The object on the mount, held open (O_PATH) while its change is
+ * The object on the mount, held open (O_PATH, or by the file the replayer
+ * keeps open for writing: target_writing()) while its change is
  * replayed: the kernel forgets a node nothing holds whenever it prunes its
  * caches, and a node id read before the hold may be gone by the syscall.
  * Held through its directory and name when the client knows the
@@ -43,7 +44,7 @@ struct target {
 	struct replay_node node;	/* the node fd is, from its handle */
 	uint64_t parent;	/* node of its directory if held by name */
 	const char *name;	/* that name, or "" */
-	int fd;			/* the object, O_PATH */
+	int fd;			/* the object, O_PATH; -1 if a writer's */
 	struct stat st;		/* what the gate answers with */
 };
 
@@ -163,6 +164,46 @@ static bool target_open(struct replay *r, const struct rn_event *ev,
 }
 
 /*
+ * The target without an open by name, if the replayer holds it open for
+ * writing (a replayed create's or MODIFY's file) under the event's name:
+ * that file pins the name, and its write or close makes the event. After
+ * a replayed create, the open's walk would fetch the attributes of the
+ * directory, which the create dropped: the GETATTR then comes with the
+ * next walk there (the next change's replay, a watcher's), after this
+ * event instead of before it. fd is then -1.
+ */
+static bool target_writing(struct replay *r, const struct rn_event *ev,
+			   struct target *t)
+{
+	struct replay_node dir;
+
+	if (ev->isdir || !ev->name[0] ||
+	    !replay_known_node(r, &ev->dir, &dir) ||
+	    !replay_shown_node(r, dir.id, ev->name, &t->node) ||
+	    replay_writer_find(r, t->node.id) < 0 ||
+	    !target_is(r, ev, &t->node))
+		return false;
+	t->parent = dir.id;
+	t->name = ev->name;
+	t->fd = -1;
+	target_stat(r, ev, t);
+	return true;
+}
+
+/* The target of a MODIFY or CLOSE_WRITE, which a writer's file may be. */
+static bool target_get(struct replay *r, const struct rn_event *ev,
+		       struct target *t)
+{
+	return target_writing(r, ev, t) || target_open(r, ev, t);
+}
+
+static void target_close(struct replay *r, const struct target *t)
+{
+	if (t->fd >= 0)
+		RSYS(r, close, t->fd);
+}
+
+/*
  * What the replay in flight answers: op on the target; a lookup of its
  * name (the client's entry may need revalidating) gets the node shown.
  */
@@ -216,7 +257,7 @@ int replay_modify(struct replay *r, const struct rn_event *ev)
 	bool merged;
 	int fd, ret;
 
-	if (!target_open(r, ev, &t))
+	if (!target_get(r, ev, &t))
 		return 0;
 	/*
 	 * inotify merges identical consecutive events; the host's MODIFYs
@@ -237,7 +278,7 @@ int replay_modify(struct replay *r, const struct rn_event *ev)
 	else
 		ret = fd < 0 ? fd : modify_through(r, fd, &t);
 	/* After the event: one system call less before it. */
-	RSYS(r, close, t.fd);
+	target_close(r, &t);
 	if (ret > 0)
 		r->last_modified = t.node.id;
 	return ret;
@@ -278,13 +319,13 @@ int replay_close_write(struct replay *r, const struct rn_event *ev)
 	struct target t;
 	int fd;
 
-	if (!target_open(r, ev, &t))
+	if (!target_get(r, ev, &t))
 		return 0;
 	fd = writer_get(r, &t);
 	/* After the open, as for MODIFY; before the close, the event. */
 	replay_inval_inode(r, t.node.id);
 	if (fd >= 0)
 		replay_writer_close(r, t.node.id);
-	RSYS(r, close, t.fd);
+	target_close(r, &t);
 	return fd < 0 ? fd : 1;
 }
