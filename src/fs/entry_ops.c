@@ -136,11 +136,11 @@ void fs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	}
 	err = a.verdict == FS_GATE_ERR ? -a.err :
 	      lookup_name(fs, dir, name, &child, &st);
-	if (err == -ENOENT)
+	if (err == -ENOENT && !a.keeps_shown)
 		fs_names_hide(&fs->table, parent, name);
 	/* The gate's ENOENT is a replay's, about to create the name. */
 	if (err == -ENOENT && a.verdict == FS_GATE_PASS && !a.replayed_name &&
-	    strcmp(name, ".") && strcmp(name, ".."))
+	    !a.keeps_shown && strcmp(name, ".") && strcmp(name, ".."))
 		reply_missing(req, dir);
 	else if (err)
 		fuse_reply_err(req, -err);

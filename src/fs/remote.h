@@ -96,6 +96,14 @@ struct fs_gate_answer {
 	 * that it is missing must not be kept (entry_ops.c).
 	 */
 	bool replayed_name;
+	/*
+	 * LOOKUP served normally for the replayer, outside what a replay
+	 * announced (a path walk, the kernel reconnecting a directory's
+	 * handle): ENOENT leaves the name shown, and is not kept as
+	 * missing. The name goes with the replay of the event that removed
+	 * it, which reaches the object by that name.
+	 */
+	bool keeps_shown;
 };
 
 typedef void (*fs_gate_fn)(void *arg, const struct fs_gate_query *q,

@@ -14,7 +14,11 @@
  * could then only be decoded through the parent's listing, which the
  * host had already removed it from, and DELETE f was lost as ESTALE.
  * Dropping the dentry cache makes that happen each round; the load of
- * a whole suite run did it once in some thousand rounds.
+ * a whole suite run did it once in some thousand rounds. Through an
+ * agent, where each call is a round trip, the refresh after the turn
+ * that made the directory once ran after the rm -r had begun: its
+ * decode reconnected the directory by the name the host had just
+ * removed, and its lookup hid that name (about once in 1,250 rounds).
  */
 #include <fcntl.h>
 #include <stdio.h>

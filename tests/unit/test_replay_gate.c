@@ -12,6 +12,7 @@
 CHECK_MAIN_DEFS;
 
 #define REPLAYER 4242
+#define REFRESHER 4343	/* a refresh after its turn, another's now */
 
 static struct replay r;
 
@@ -206,10 +207,44 @@ static void test_link(void)
 	replay_expect_clear(&r);
 }
 
+/*
+ * A lookup of the replayer's that no replay announced (the kernel
+ * reconnecting a directory's handle, a path walk) hides no name the
+ * client was shown when it finds none; a client's lookup does.
+ */
+static void test_keeps_shown(void)
+{
+	struct fs_gate_answer a;
+
+	CHECK("keeps_shown: the replayer's lookup, nothing announced",
+	      ask(FS_GATE_LOOKUP, REPLAYER, 7, "x").keeps_shown);
+	announce_create();
+	a = ask(FS_GATE_LOOKUP, REPLAYER, 3, "dir");
+	CHECK("keeps_shown: the replayer's lookup of a path component",
+	      a.verdict == FS_GATE_PASS && a.keeps_shown);
+	a = ask(FS_GATE_LOOKUP, REPLAYER, 7, "new");
+	CHECK("keeps_shown: not the lookup a create announced",
+	      a.verdict == FS_GATE_ERR && !a.keeps_shown);
+	CHECK("keeps_shown: not another thread's lookup",
+	      !ask(FS_GATE_LOOKUP, 1, 7, "x").keeps_shown);
+	CHECK("keeps_shown: not a refresh's, with no refresh",
+	      !ask(FS_GATE_LOOKUP, REFRESHER, 7, "x").keeps_shown);
+	atomic_store(&r.refresh_tid, REFRESHER);
+	a = ask(FS_GATE_LOOKUP, REFRESHER, 7, "new");
+	CHECK("keeps_shown: a refresh's lookup, the turn another's",
+	      a.verdict == FS_GATE_PASS && a.keeps_shown);
+	a = ask(FS_GATE_MKNOD, REFRESHER, 7, "new");
+	CHECK("a refresh's change is refused, the turn another's",
+	      a.verdict == FS_GATE_ERR && a.err == EPERM);
+	atomic_store(&r.refresh_tid, -1);
+	replay_expect_clear(&r);
+}
+
 int main(void)
 {
 	pthread_mutex_init(&r.lock, NULL);
 	atomic_init(&r.tid, REPLAYER);
+	atomic_init(&r.refresh_tid, -1);
 	atomic_init(&r.gate_uid, (uid_t)-1);
 	test_other_threads_pass();
 	test_agent_uid();
@@ -219,5 +254,6 @@ int main(void)
 	test_write();
 	test_link();
 	test_removes();
+	test_keeps_shown();
 	return check_exit();
 }

@@ -61,6 +61,7 @@ struct replay *replay_new(const struct replay_config *cfg)
 	r->uid = getuid();
 	r->gid = getgid();
 	atomic_init(&r->tid, -1);
+	atomic_init(&r->refresh_tid, -1);
 	atomic_init(&r->gate_uid, (uid_t)-1);
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_mutex_init(&r->refresh_lock, NULL);

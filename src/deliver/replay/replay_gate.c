@@ -7,6 +7,17 @@
  * just before its syscall), never a blanket bypass for the replayer's
  * thread: a request from the replayer that the replay did not announce is
  * refused if it would change anything, and served normally otherwise.
+ * The refresh after a turn (replay_stale.c) is the replayer too, but
+ * announces nothing: the turn in flight may be another thread's.
+ *
+ * A lookup of the replayer's served normally neither hides the name on
+ * ENOENT nor lets the kernel keep it as missing (keeps_shown): the
+ * kernel makes such lookups when it reconnects a directory's handle
+ * whose dentry it dropped, at any point of the host's history; a
+ * refresh that decoded a directory just removed on the host hid its
+ * name, and the replay of the removal, which reaches the directory by
+ * that name, lost DELETE of its last file as ESTALE and removed a
+ * stand-in (no DELETE_SELF).
  */
 #include <errno.h>
 #include <string.h>
@@ -136,12 +147,16 @@ void replay_gate(void *arg, const struct fs_gate_query *q,
 		 struct fs_gate_answer *a)
 {
 	struct replay *r = arg;
+	pid_t turn = atomic_load_explicit(&r->tid, memory_order_relaxed);
+	pid_t refresh = atomic_load_explicit(&r->refresh_tid,
+					     memory_order_relaxed);
 	uid_t uid;
 
 	a->verdict = FS_GATE_PASS;
 	a->removes = false;
+	a->keeps_shown = false;
 
-	if (q->tid != atomic_load_explicit(&r->tid, memory_order_relaxed)) {
+	if (q->tid != turn && q->tid != refresh) {
 		a->replayed_name = is_replayed_name(r, q);
 		return;
 	}
@@ -150,11 +165,12 @@ void replay_gate(void *arg, const struct fs_gate_query *q,
 	if (uid != (uid_t)-1 && q->uid != uid)
 		return;
 	pthread_mutex_lock(&r->lock);
-	if (r->expect.active) {
+	if (r->expect.active && q->tid == turn) {
 		answer_expected(&r->expect, q, a);
 	} else if (q->op != FS_GATE_LOOKUP && q->op != FS_GATE_OPEN) {
 		a->verdict = FS_GATE_ERR;
 		a->err = EPERM;
 	}
 	pthread_mutex_unlock(&r->lock);
+	a->keeps_shown = q->op == FS_GATE_LOOKUP && a->verdict == FS_GATE_PASS;
 }

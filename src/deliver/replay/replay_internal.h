@@ -12,7 +12,8 @@
  * returns at once, without the lock, for any request that is not the
  * replayer's: r->tid (and r->gate_uid, unless (uid_t)-1) is whom the table of
  * system calls names as their caller (replay_sys.h), written when a
- * thread takes the role and before its first call.
+ * thread takes the role and before its first call; r->refresh_tid, the
+ * caller of a refresh after a turn, under r->refresh_lock.
  *
  * The replayer never runs inside a FUSE handler, and a handler never waits
  * for the replayer: a client request may hold a directory lock that a
@@ -82,7 +83,8 @@ struct replay {
 	uid_t uid;			/* ours, for stand-in attributes */
 	gid_t gid;
 	_Atomic pid_t tid;		/* the replayer thread */
-	_Atomic uid_t gate_uid;		/* and its requests' uid, or -1 */
+	_Atomic pid_t refresh_tid;	/* a refresh's (replay_stale.c), or -1 */
+	_Atomic uid_t gate_uid;		/* and their requests' uid, or -1 */
 	pthread_mutex_t lock;		/* orders expect with the gate */
 	struct replay_expect expect;
 	struct replay_writer writers[REPLAY_MAX_WRITERS];
@@ -158,7 +160,7 @@ void replay_stale_add(struct replay_stale *s, const struct replay_node *dir);
 void replay_stale_move(struct replay_stale *to, struct replay_stale *from);
 /*
  * Stats each node of s through the mount (the working directory), under
- * r->refresh_lock.
+ * r->refresh_lock, as r->refresh_tid.
  */
 void replay_stale_refresh(struct replay *r, struct replay_stale *s);
 

@@ -54,9 +54,14 @@ void replay_stale_move(struct replay_stale *to, struct replay_stale *from)
 
 void replay_stale_refresh(struct replay *r, struct replay_stale *s)
 {
+	pid_t tid;
+	uid_t uid;
 	int i, fd;
 
 	pthread_mutex_lock(&r->refresh_lock);
+	/* Its lookups hide no name (replay_gate.c), whoever's turn it is. */
+	RSYS(r, caller, &tid, &uid);
+	atomic_store(&r->refresh_tid, tid);
 	for (i = 0; i < s->n; i++) {
 		/* Gone since: nothing to refresh. */
 		fd = replay_node_open(r, &s->nodes[i],
@@ -67,6 +72,7 @@ void replay_stale_refresh(struct replay *r, struct replay_stale *s)
 		RSYS(r, touch, fd);
 		RSYS(r, close, fd);
 	}
+	atomic_store(&r->refresh_tid, -1);
 	pthread_mutex_unlock(&r->refresh_lock);
 	s->n = 0;
 }
