@@ -169,6 +169,27 @@ int replay_create(struct replay *r, const struct rn_event *ev, bool opens)
 	return create_in(r, &dir, ev, ev->name, opens);
 }
 
+/*
+ * The node a name not shown to the client names, if the host says which
+ * object it was: a file the client holds under another name (a hard
+ * link). The kernel forgets names it does not use, and can then look
+ * the file up again by one name only; its removal through the mount
+ * must still remove a link of that file, for its watchers' ATTRIB. Only
+ * while the file lives on: the gate then answers with its attributes,
+ * never with a stand-in's, whose file type could differ.
+ */
+static uint64_t unshown_node(struct replay *r, const struct rn_id *obj,
+			     bool isdir)
+{
+	struct replay_node known;
+	struct stat st;
+
+	if (isdir || !replay_known_node(r, obj, &known) ||
+	    fs_node_stat(r->fs, known.id, &st))
+		return 0;
+	return known.id;
+}
+
 static int delete_in(struct replay *r, const struct replay_node *dir,
 		     const struct rn_event *ev, const char *name)
 {
@@ -184,6 +205,8 @@ static int delete_in(struct replay *r, const struct replay_node *dir,
 	 */
 	if (replay_shown_node(r, dir->id, name, &shown))
 		replay_writer_close(r, shown.id);
+	else
+		e.name_node = unshown_node(r, &ev->obj, ev->isdir);
 	dfd = replay_dir_open(r, dir);
 	if (dfd < 0)
 		return dfd;
