@@ -17,7 +17,9 @@
  * to it, yet it names the file. That failed now and then under load
  * (about 1 run in 8). A directory moved in from outside the export, its
  * links already made, is such a directory every time: the client was
- * shown it, not its names.
+ * shown it, not its names. For the unlink the host names the object
+ * removed; for the rename over h, only the link count change of f that
+ * comes with it does.
  */
 #include <stdio.h>
 #include <string.h>
@@ -91,11 +93,18 @@ int main(void)
 					       "f: ATTRIB", NULL };
 	static const char *const watched[] = { "ATTRIB f", "f: ATTRIB",
 					       NULL };
-	/* Moved in with its links: the client is shown e, not its names. */
+	/* Moved in with their links: the client is shown e and e2 only. */
 	const struct e2e_op mk_e[] = { OP_MKDIR("../e"), OP_MKNOD("../e/f"),
 				       OP_LINK("../e/f", "../e/g"),
 				       OP_RENAME("../e", "e"), OP_END };
 	const struct e2e_op rm_e_g[] = { OP_UNLINK("e/g"), OP_END };
+	const struct e2e_op mk_e2[] = { OP_MKDIR("../e2"),
+					OP_MKNOD("../e2/f"),
+					OP_LINK("../e2/f", "../e2/h"),
+					OP_MKNOD("../e2/n"),
+					OP_RENAME("../e2", "e2"), OP_END };
+	const struct e2e_op mv_e2_n_h[] = { OP_RENAME("e2/n", "e2/h"),
+					    OP_END };
 
 	e2e_mount("entry_timeout=0");
 	link_case("link_count/unlink_of_another_name", mk, rm_g, unlinked);
@@ -105,5 +114,7 @@ int main(void)
 		  watched);
 	link_case_in("link_count/unlink_of_a_name_never_shown", "e", mk_e,
 		     rm_e_g, unlinked);
+	link_case_in("link_count/rename_over_a_name_never_shown", "e2",
+		     mk_e2, mv_e2_n_h, renamed);
 	return check_exit();
 }

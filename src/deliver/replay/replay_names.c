@@ -266,6 +266,10 @@ static int rename_between(struct replay *r, const struct replay_node *from,
 			replay_inval_entry(r, to->id, ev->name2);
 		else
 			e.newname_lookup_err = 0;
+	} else {
+		e.newname_node = unshown_node(r, &ev->replaced, ev->isdir);
+		if (e.newname_node)
+			e.newname_lookup_err = 0;
 	}
 	sfd = replay_dir_open(r, from);
 	if (sfd < 0)
