@@ -70,13 +70,17 @@ struct fan_watch {
 	/* The handles of ev->dir and ev->dir2 while an event is emitted. */
 	const struct fan_fid *emit_dir[2];
 	/*
-	 * A file's MOVE inside, held until the next record of its read
-	 * (fan_move_release()), with the handles of its directories, which
-	 * point into buf as the record's did.
+	 * A file's MOVE inside, held until the next records of its read tell
+	 * what it replaced (fan_move_next()), with the handles of its
+	 * directories; and the link count change held after it, with its
+	 * file's handle. The handles point into buf, as their records' did.
 	 */
 	bool move_held;
 	struct rn_event held_move;
 	struct fan_fid held_dirs[2];
+	bool count_held;
+	struct rn_event held_count;
+	struct fan_fid held_count_fid;
 	struct rn_event_paths paths;	/* of emit_dir, for the emitted event */
 	unsigned int errors;
 	/* Records arrive 8-byte aligned from read(2). */
@@ -368,27 +372,69 @@ static bool fan_link_count(struct fan_watch *w, const struct fan_record *rec,
 }
 
 /*
- * The held MOVE goes out, before rec's events (rec NULL: at the end of
- * its read). A rename over a file reports that file's link count change
- * right after the rename (fsnotify_move()), so in the same read unless
- * a read came between the two: a link count record next, not our own,
- * names the file the move replaced. The replay needs it where the
- * client was never shown that name (replay_names.c).
+ * The held MOVE goes out, then the link count change held after it;
+ * replaced: that change was the file the move replaced.
  */
-static void fan_move_release(struct fan_watch *w,
-			     const struct fan_record *rec)
+static void fan_move_release(struct fan_watch *w, bool replaced)
 {
-	struct rn_id id;
-
-	if (rec && rec->pid != w->pid && rec->pid != w->pid_now &&
-	    fan_is_link_count(rec) && fan_link_count_obj(w, rec, &id) > 0)
-		w->held_move.replaced = id;
+	if (w->count_held && replaced)
+		w->held_move.replaced = w->held_count.obj;
 	w->move_held = false;
 	w->emit_dir[0] = &w->held_dirs[0];
 	w->emit_dir[1] = &w->held_dirs[1];
 	fan_emit(w, &w->held_move, RN_EV_MOVE);
 	w->emit_dir[0] = NULL;
 	w->emit_dir[1] = NULL;
+	if (w->count_held) {
+		w->count_held = false;
+		fan_emit(w, &w->held_count, RN_EV_ATTRIB);
+	}
+}
+
+/* Is rec the link or unlink of the held link count's file? */
+static bool fan_count_is_of(const struct fan_watch *w,
+			    const struct fan_record *rec)
+{
+	const struct fan_fid *a = &w->held_count_fid, *b = &rec->fid;
+
+	return (rec->mask & (FAN_CREATE | FAN_DELETE)) && b->present &&
+	       a->type == b->type && a->len == b->len &&
+	       !memcmp(a->handle, b->handle, a->len);
+}
+
+/*
+ * The records after a held MOVE (rec NULL: the end of their read). A
+ * rename over a file reports that file's link count change right after
+ * the rename (fsnotify_move()), so in the same read unless a read came
+ * between the two: a link count record next, not our own, names the
+ * file the move replaced, unless the record after it is a link or an
+ * unlink of that file, which report their link count change just
+ * before their own. The replay needs the replaced file where the client
+ * was never shown its name (replay_names.c). True if rec was held.
+ */
+static bool fan_move_next(struct fan_watch *w, const struct fan_record *rec)
+{
+	struct rn_event *ev = &w->held_count;
+
+	if (!rec || w->count_held) {
+		fan_move_release(w, !rec || !fan_count_is_of(w, rec));
+		return false;
+	}
+	if (rec->pid == w->pid || rec->pid == w->pid_now ||
+	    !fan_is_link_count(rec)) {
+		fan_move_release(w, false);
+		return false;
+	}
+	memset(ev, 0, sizeof(*ev));
+	if (fan_link_count_obj(w, rec, &ev->obj) <= 0) {
+		/* Not wanted, or placed as any record: as it comes. */
+		fan_move_release(w, false);
+		return false;
+	}
+	ev->link_count = true;
+	w->held_count_fid = rec->fid;
+	w->count_held = true;
+	return true;
 }
 
 static void fan_record_emit(struct fan_watch *w, const struct fan_record *rec)
@@ -428,9 +474,8 @@ static void fan_record(void *arg, const struct fan_record *rec)
 {
 	struct fan_watch *w = arg;
 
-	if (w->move_held)
-		fan_move_release(w, rec);
-	fan_record_emit(w, rec);
+	if (!w->move_held || !fan_move_next(w, rec))
+		fan_record_emit(w, rec);
 	/* rec is gone once this returns. */
 	w->emit_dir[0] = NULL;
 	w->emit_dir[1] = NULL;
@@ -467,7 +512,7 @@ int fan_watch_read(struct fan_watch *w, watch_emit_fn emit, void *arg)
 			return -errno;
 		fan_decode(w->buf, (size_t)n, fan_record, w, &w->errors);
 		if (w->move_held)
-			fan_move_release(w, NULL);
+			fan_move_next(w, NULL);
 		/*
 		 * Room left for any record: the queue was empty. Reading on
 		 * would only find EAGAIN; epoll says when more comes.
