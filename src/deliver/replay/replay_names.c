@@ -256,9 +256,10 @@ static int rename_between(struct replay *r, const struct replay_node *from,
 	if (has_src)
 		replay_writer_close(r, src.id);
 	/*
-	 * The target keeps the entry the client was shown (an overwrite), or
-	 * answers ENOENT; if it already shows the moved object itself, the
-	 * kernel would see a rename onto itself and say nothing.
+	 * The target keeps the entry the client was shown (an overwrite),
+	 * else names the file the host says the move replaced, or answers
+	 * ENOENT; if it already shows the moved object itself, the kernel
+	 * would see a rename onto itself and say nothing.
 	 */
 	e.newname_lookup_err = ENOENT;
 	if (replay_shown_node(r, to->id, ev->name2, &dst)) {
