@@ -74,7 +74,10 @@ enum rn_event_kind {
  *                        moved if a rename brought the name in from outside
  *                        the export or took it out (a watcher of the
  *                        backing store sees MOVED_TO or MOVED_FROM alone)
- *   MOVE:                dir, name (from), dir2, name2 (to), isdir, obj
+ *   MOVE:                dir, name (from), dir2, name2 (to), isdir, obj;
+ *                        replaced: the file it replaced at name2, when
+ *                        the host said (that file's link count change
+ *                        came with the move: fanotify)
  *   MODIFY, ATTRIB,
  *   CLOSE_WRITE:         obj; dir and name when the host reported them
  *                        (an event on the export root has no dir); an
@@ -94,6 +97,7 @@ struct rn_event {
 	struct rn_id obj;
 	struct rn_id dir;
 	struct rn_id dir2;
+	struct rn_id replaced;
 	char name[NAME_MAX + 1];
 	char name2[NAME_MAX + 1];
 	/* The watcher's paths of dir and dir2, or NULL: see below. */

@@ -89,16 +89,17 @@ void fs_answer_create_open(fuse_req_t req, struct fs_inode *dir,
 }
 
 /*
- * The node last shown as (dir, name), with a new kernel reference and a
- * reference for the caller (to put).
+ * The node last shown as (dir, name), else the one the gate names for
+ * it, with a new kernel reference and a reference for the caller (to
+ * put).
  */
 static struct fs_inode *answer_shown(struct fs *fs, struct fs_inode *dir,
-				     const char *name)
+				     const char *name, uint64_t named)
 {
 	struct fs_inode *child;
-	uint64_t node;
+	uint64_t node = named;
 
-	if (!fs_names_find(&fs->table, dir->nodeid, name, &node))
+	if (!fs_names_find(&fs->table, dir->nodeid, name, &node) && !node)
 		return NULL;
 	child = fs_table_get(&fs->table, node);
 	if (child && !fs_table_lookup_again(&fs->table, child)) {
@@ -112,7 +113,7 @@ void fs_answer_lookup(fuse_req_t req, struct fs_inode *dir, const char *name,
 		      const struct fs_gate_answer *a)
 {
 	struct fs *fs = fs_of(req);
-	struct fs_inode *child = answer_shown(fs, dir, name);
+	struct fs_inode *child = answer_shown(fs, dir, name, a->node);
 	struct stat st;
 
 	if (!child) {

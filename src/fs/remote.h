@@ -92,6 +92,13 @@ struct fs_gate_answer {
 	 */
 	bool removes;
 	/*
+	 * LOOKUP answered, where the client holds no entry for the name: the
+	 * node it names (a hard link of one the client holds under another
+	 * name), 0 if none is known. The kernel may have forgotten every
+	 * name of a file it then looked up again by one of them only.
+	 */
+	uint64_t node;
+	/*
 	 * LOOKUP passed: a replay in flight acts on this name, so an answer
 	 * that it is missing must not be kept (entry_ops.c).
 	 */

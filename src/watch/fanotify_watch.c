@@ -69,6 +69,18 @@ struct fan_watch {
 	int emitted;
 	/* The handles of ev->dir and ev->dir2 while an event is emitted. */
 	const struct fan_fid *emit_dir[2];
+	/*
+	 * A file's MOVE inside, held until the next records of its read tell
+	 * what it replaced (fan_move_next()), with the handles of its
+	 * directories; and the link count change held after it, with its
+	 * file's handle. The handles point into buf, as their records' did.
+	 */
+	bool move_held;
+	struct rn_event held_move;
+	struct fan_fid held_dirs[2];
+	bool count_held;
+	struct rn_event held_count;
+	struct fan_fid held_count_fid;
 	struct rn_event_paths paths;	/* of emit_dir, for the emitted event */
 	unsigned int errors;
 	/* Records arrive 8-byte aligned from read(2). */
@@ -231,7 +243,12 @@ static void fan_rename(struct fan_watch *w, const struct fan_record *rec,
 		fan_obj(w, RN_EV_BIT(kind), &rec->fid, &ev->obj);
 	fan_name_copy(ev->name, rec->old.name);
 	fan_name_copy(ev->name2, rec->new.name);
-	if (from && to) {
+	if (from && to && !ev->isdir) {
+		w->held_move = *ev;
+		w->held_dirs[0] = rec->old;
+		w->held_dirs[1] = rec->new;
+		w->move_held = true;
+	} else if (from && to) {
 		w->emit_dir[0] = &rec->old;
 		w->emit_dir[1] = &rec->new;
 		fan_emit(w, ev, RN_EV_MOVE);
@@ -304,32 +321,119 @@ static bool fan_place(struct fan_watch *w, const struct fan_record *rec,
 	return true;
 }
 
+static bool fan_is_link_count(const struct fan_record *rec)
+{
+	return !rec->dfid.present && rec->fid.present &&
+	       (rec->mask & FAN_ATTRIB) && !(rec->mask & FAN_ONDIR);
+}
+
+/*
+ * The id of the file whose link count rec says changed, if it is one
+ * the consumer wants: one the client holds is inside the export,
+ * wherever this link was (a consumer of held objects,
+ * fan_watch_objects(), is told whether it holds it; another opens the
+ * handle, unless fan_watch_link_counts() says it wants held files'
+ * only). 1 with *id, 0 if it is not wanted, -ENOENT if it is gone.
+ */
+static int fan_link_count_obj(struct fan_watch *w,
+			      const struct fan_record *rec, struct rn_id *id)
+{
+	int held = -EAGAIN;
+
+	if (w->link_held)
+		held = w->link_held(w->link_held_arg, rec->fid.handle,
+				    rec->fid.len, rec->fid.type, id);
+	if (held < 0 && !fan_scope_obj(&w->scope, &rec->fid, id))
+		return -ENOENT;
+	return held ? 1 : 0;
+}
+
 /*
  * A file's link count change (fsnotify_link_count()) is reported to its
  * own marks only, so its record names no directory. It is kept, with
- * the file's id: one the client holds is inside the export, wherever
- * this link was (a consumer of held objects, fan_watch_objects(), is
- * told whether it holds it; another opens the handle, unless
- * fan_watch_link_counts() says it wants held files' only). True if rec
- * was one, emitted or dropped.
+ * the file's id (fan_link_count_obj()). True if rec was one, emitted or
+ * dropped.
  */
 static bool fan_link_count(struct fan_watch *w, const struct fan_record *rec,
 			   struct rn_event *ev)
 {
-	int held = -EAGAIN;
+	int ret;
 
-	if (rec->dfid.present || !rec->fid.present ||
-	    !(rec->mask & FAN_ATTRIB) || (rec->mask & FAN_ONDIR))
+	if (!fan_is_link_count(rec))
 		return false;
-	if (w->link_held)
-		held = w->link_held(w->link_held_arg, rec->fid.handle,
-				    rec->fid.len, rec->fid.type, &ev->obj);
-	if (!held)
+	ret = fan_link_count_obj(w, rec, &ev->obj);
+	if (!ret)
 		return true;
-	if (held < 0 && !fan_scope_obj(&w->scope, &rec->fid, &ev->obj))
+	if (ret < 0)
 		return false;
 	ev->link_count = true;
 	fan_emit(w, ev, RN_EV_ATTRIB);
+	return true;
+}
+
+/*
+ * The held MOVE goes out, then the link count change held after it;
+ * replaced: that change was the file the move replaced.
+ */
+static void fan_move_release(struct fan_watch *w, bool replaced)
+{
+	if (w->count_held && replaced)
+		w->held_move.replaced = w->held_count.obj;
+	w->move_held = false;
+	w->emit_dir[0] = &w->held_dirs[0];
+	w->emit_dir[1] = &w->held_dirs[1];
+	fan_emit(w, &w->held_move, RN_EV_MOVE);
+	w->emit_dir[0] = NULL;
+	w->emit_dir[1] = NULL;
+	if (w->count_held) {
+		w->count_held = false;
+		fan_emit(w, &w->held_count, RN_EV_ATTRIB);
+	}
+}
+
+/* Is rec the link or unlink of the held link count's file? */
+static bool fan_count_is_of(const struct fan_watch *w,
+			    const struct fan_record *rec)
+{
+	const struct fan_fid *a = &w->held_count_fid, *b = &rec->fid;
+
+	return (rec->mask & (FAN_CREATE | FAN_DELETE)) && b->present &&
+	       a->type == b->type && a->len == b->len &&
+	       !memcmp(a->handle, b->handle, a->len);
+}
+
+/*
+ * The records after a held MOVE (rec NULL: the end of their read). A
+ * rename over a file reports that file's link count change right after
+ * the rename (fsnotify_move()), so in the same read unless a read came
+ * between the two: a link count record next, not our own, names the
+ * file the move replaced, unless the record after it is a link or an
+ * unlink of that file, which report their link count change just
+ * before their own. The replay needs the replaced file where the client
+ * was never shown its name (replay_names.c). True if rec was held.
+ */
+static bool fan_move_next(struct fan_watch *w, const struct fan_record *rec)
+{
+	struct rn_event *ev = &w->held_count;
+
+	if (!rec || w->count_held) {
+		fan_move_release(w, !rec || !fan_count_is_of(w, rec));
+		return false;
+	}
+	if (rec->pid == w->pid || rec->pid == w->pid_now ||
+	    !fan_is_link_count(rec)) {
+		fan_move_release(w, false);
+		return false;
+	}
+	memset(ev, 0, sizeof(*ev));
+	if (fan_link_count_obj(w, rec, &ev->obj) <= 0) {
+		/* Not wanted, or placed as any record: as it comes. */
+		fan_move_release(w, false);
+		return false;
+	}
+	ev->link_count = true;
+	w->held_count_fid = rec->fid;
+	w->count_held = true;
 	return true;
 }
 
@@ -370,7 +474,8 @@ static void fan_record(void *arg, const struct fan_record *rec)
 {
 	struct fan_watch *w = arg;
 
-	fan_record_emit(w, rec);
+	if (!w->move_held || !fan_move_next(w, rec))
+		fan_record_emit(w, rec);
 	/* rec is gone once this returns. */
 	w->emit_dir[0] = NULL;
 	w->emit_dir[1] = NULL;
@@ -406,6 +511,8 @@ int fan_watch_read(struct fan_watch *w, watch_emit_fn emit, void *arg)
 		if (n < 0)
 			return -errno;
 		fan_decode(w->buf, (size_t)n, fan_record, w, &w->errors);
+		if (w->move_held)
+			fan_move_next(w, NULL);
 		/*
 		 * Room left for any record: the queue was empty. Reading on
 		 * would only find EAGAIN; epoll says when more comes.

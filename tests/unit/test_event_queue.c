@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The delivery queue: order, overflow marking, the consumer's role,
- * compact records, a look at the next event, the memory a burst used,
- * producers that wait for room.
+ * compact records, what a move replaced, a look at the next event, the
+ * memory a burst used, producers that wait for room.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -38,6 +38,21 @@ static bool take(struct event_queue *q, struct rn_event *ev)
 {
 	event_queue_claim(q);
 	return event_queue_take(q, ev);
+}
+
+/* A move keeps the id of the file it replaced, the longest one too. */
+static void test_replaced(void)
+{
+	struct event_queue *q = event_queue_new(2);
+	struct rn_event ev, want = longest(RN_EV_MOVE, 3);
+
+	want.replaced.dev = 1;
+	want.replaced.ino = 8;
+	want.replaced.gen = 5;
+	CHECK("a move keeps what it replaced",
+	      q && event_queue_push(q, &want) && take(q, &ev) &&
+	      !memcmp(&ev, &want, sizeof(ev)));
+	event_queue_free(q);
 }
 
 static void test_order(void)
@@ -354,6 +369,7 @@ int main(void)
 	test_order();
 	test_overflow();
 	test_compact();
+	test_replaced();
 	test_peek();
 	test_role();
 	test_threads();

@@ -7,7 +7,8 @@
  * hold u, and cannot tell for t), "opened" is left as replay uses it. The
  * changes are made by forked children, one step at a time (a watch
  * ignores its own pid), and each step's events are read before the next
- * begins, so that fanotify cannot merge records of different steps. Needs
+ * begins, so that fanotify cannot merge records of different steps; a
+ * step's records come in one read, as the last checks need. Needs
  * CAP_SYS_ADMIN: says SKIP without it.
  */
 #include <errno.h>
@@ -207,6 +208,65 @@ static void s_link_unlink(void)
 	must(unlink(scratch("exp/g")));
 }
 
+static void s_more_names(void)
+{
+	must(link(scratch("exp/t"), scratch("exp/t3")));
+	make("exp/n");
+	make("exp/n2");
+}
+
+static void s_rename_over(void)
+{
+	must(rename(scratch("exp/n"), scratch("exp/t3")));
+}
+
+/* t's link count change is the link's, not the rename's. */
+static void s_rename_then_link(void)
+{
+	must(rename(scratch("exp/n2"), scratch("exp/new")));
+	must(link(scratch("exp/t"), scratch("exp/t4")));
+}
+
+static const struct rn_event *moved(const struct seen *s, const char *name)
+{
+	const struct rn_event *ev = find(s, RN_EV_MOVE, name);
+
+	return ev && ev - s->ev == 0 ? ev : NULL;
+}
+
+/* A file's move says what it replaced, in the same read. */
+static void run_replaced(struct watch *hw, struct watch *opened)
+{
+	struct rn_id t = id_of("exp/t");
+	const struct rn_event *ev;
+	struct seen h, o;
+
+	scratch_in_child(s_more_names, "objects");
+	collect(hw, &h, 4);
+	collect(opened, &o, 4);
+
+	scratch_in_child(s_rename_over, "objects");
+	collect(hw, &h, 2);
+	collect(opened, &o, 2);
+	ev = moved(&o, "n");
+	CHECK("objects: a move over a link names the file it replaced, then its link count change",
+	      ev && rn_id_equal(&ev->replaced, &t) &&
+	      link_count_of(&o, &t) == 1 && o.n == 2);
+	ev = moved(&h, "n");
+	CHECK("objects: so does a move seen by a consumer of held objects",
+	      ev && rn_id_equal(&ev->replaced, &t) &&
+	      link_count_of(&h, &t) == 1);
+
+	scratch_in_child(s_rename_then_link, "objects");
+	collect(opened, &o, 3);
+	ev = moved(&o, "n2");
+	CHECK("objects: a move to a new name replaced nothing, though a link count change follows",
+	      ev && !rn_id_known(&ev->replaced) &&
+	      link_count_of(&o, &t) == 1 && find(&o, RN_EV_CREATE, "t4") &&
+	      o.n == 3);
+	collect(hw, &h, 3);
+}
+
 static void run(struct watch *hw, struct watch *opened)
 {
 	struct seen h, o;
@@ -309,6 +369,7 @@ int main(void)
 		watch_objects(hw, RN_EV_BIT(RN_EV_CREATE) |
 			      RN_EV_BIT(RN_EV_DELETE), held, NULL);
 		run(hw, opened);
+		run_replaced(hw, opened);
 	}
 	watch_close(hw);
 	watch_close(opened);

@@ -2,7 +2,7 @@
 /*
  * A byte ring of variable-size records under one mutex.
  *
- * A struct rn_event is 568 bytes, almost all of it room for two names of
+ * A struct rn_event is 624 bytes, almost all of it room for two names of
  * NAME_MAX; a record holds the names at their length and the second
  * directory only for a move (a create of "f12" takes 48 bytes), so the
  * same memory holds ten times more events: a writer that outruns the
@@ -54,16 +54,17 @@ struct queue_record {
 	uint8_t moved;
 	uint8_t len;		/* of name (NAME_MAX is 255) */
 	uint8_t len2;		/* of name2 */
+	uint8_t replaced;	/* a move's replaced id follows dir2 */
 	struct queue_id obj;
 	struct queue_id dir;
-	/* [dir2 if a move] name NUL [name2 NUL if a move] */
+	/* [dir2 [replaced] if a move] name NUL [name2 NUL if a move] */
 	unsigned char tail[];
 };
 
 #define RECORD_ALIGN 8
 /* About 20,000 short events: more than a lone change's backlog. */
 #define QUEUE_KEEP ((size_t)1 << 20)
-#define OVERFLOW_SIZE record_size(RN_EV_OVERFLOW, 0, 0)
+#define OVERFLOW_SIZE record_size(RN_EV_OVERFLOW, 0, 0, false)
 /* How often a producer waiting for room looks again. */
 #define WAIT_TICK_MS 20
 /* How long an answer of the host's FIONREAD holds (see host_full()). */
@@ -89,12 +90,13 @@ struct event_queue {
 	bool consuming;
 };
 
-static size_t record_size(enum rn_event_kind kind, size_t len, size_t len2)
+static size_t record_size(enum rn_event_kind kind, size_t len, size_t len2,
+			  bool replaced)
 {
 	size_t n = sizeof(struct queue_record) + len + 1;
 
 	if (kind == RN_EV_MOVE)
-		n += sizeof(struct queue_id) + len2 + 1;
+		n += sizeof(struct queue_id) * (replaced ? 2 : 1) + len2 + 1;
 
 	return (n + RECORD_ALIGN - 1) & ~(size_t)(RECORD_ALIGN - 1);
 }
@@ -105,8 +107,11 @@ struct event_queue *event_queue_new(size_t capacity)
 
 	if (!q)
 		return NULL;
-	/* Room for capacity - 1 events of the largest size, and the mark. */
-	q->size = capacity * record_size(RN_EV_MOVE, NAME_MAX, NAME_MAX);
+	/*
+	 * Room for capacity - 1 events of the largest size, and the mark (a
+	 * move that says what it replaced is rare: not counted in).
+	 */
+	q->size = capacity * record_size(RN_EV_MOVE, NAME_MAX, NAME_MAX, false);
 	if (capacity < 2) {
 		free(q);
 		errno = EINVAL;
@@ -189,7 +194,8 @@ static void id_unpack(const struct queue_id *q, struct rn_id *id)
 
 static size_t event_size(const struct rn_event *ev)
 {
-	return record_size(ev->kind, strlen(ev->name), strlen(ev->name2));
+	return record_size(ev->kind, strlen(ev->name), strlen(ev->name2),
+			   rn_id_known(&ev->replaced));
 }
 
 static void record_append(struct event_queue *q, const struct rn_event *ev)
@@ -210,6 +216,7 @@ static void record_append(struct event_queue *q, const struct rn_event *ev)
 	r->moved = ev->moved;
 	r->len = len;
 	r->len2 = len2;
+	r->replaced = ev->kind == RN_EV_MOVE && rn_id_known(&ev->replaced);
 	r->obj = id_pack(&ev->obj);
 	r->dir = id_pack(&ev->dir);
 	p = r->tail;
@@ -218,6 +225,12 @@ static void record_append(struct event_queue *q, const struct rn_event *ev)
 
 		memcpy(p, &dir2, sizeof(dir2));
 		p += sizeof(dir2);
+		if (r->replaced) {
+			struct queue_id replaced = id_pack(&ev->replaced);
+
+			memcpy(p, &replaced, sizeof(replaced));
+			p += sizeof(replaced);
+		}
 	}
 	memcpy(p, ev->name, len + 1);
 	if (ev->kind == RN_EV_MOVE)
@@ -353,6 +366,13 @@ static void record_copy(const struct queue_record *r, struct rn_event *ev)
 		memcpy(&dir2, p, sizeof(dir2));
 		id_unpack(&dir2, &ev->dir2);
 		p += sizeof(dir2);
+		if (r->replaced) {
+			struct queue_id replaced;
+
+			memcpy(&replaced, p, sizeof(replaced));
+			id_unpack(&replaced, &ev->replaced);
+			p += sizeof(replaced);
+		}
 	}
 	memcpy(ev->name, p, r->len + 1);
 	if (r->kind == RN_EV_MOVE)

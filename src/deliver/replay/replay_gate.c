@@ -55,10 +55,12 @@ static void answer_lookup(const struct replay_expect *e,
 	if (names_match(q->parent, q->name, e->parent, e->name)) {
 		err = e->name_lookup_err;
 		a->removes = e->op == FS_GATE_UNLINK;
+		a->node = e->name_node;
 	} else if (e->op == FS_GATE_RENAME &&
 		   names_match(q->parent, q->name, e->newparent, e->newname)) {
 		err = e->newname_lookup_err;
 		a->removes = true;
+		a->node = e->newname_node;
 	} else {
 		return;		/* "." from a handle, or a path component */
 	}
@@ -155,6 +157,7 @@ void replay_gate(void *arg, const struct fs_gate_query *q,
 	a->verdict = FS_GATE_PASS;
 	a->removes = false;
 	a->keeps_shown = false;
+	a->node = 0;
 
 	if (q->tid != turn && q->tid != refresh) {
 		a->replayed_name = is_replayed_name(r, q);

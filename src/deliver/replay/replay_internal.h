@@ -45,6 +45,9 @@ struct replay_expect {
 	uint64_t node;		/* SETATTR, OPEN, WRITE target */
 	int name_lookup_err;	/* 0: answer the old entry, else this error */
 	int newname_lookup_err;	/* 0: answer the shown entry, else this */
+	/* What name and newname name if not shown: a known node, or 0. */
+	uint64_t name_node;
+	uint64_t newname_node;
 	struct stat st;		/* answer for lookups and creations */
 };
 

@@ -169,6 +169,27 @@ int replay_create(struct replay *r, const struct rn_event *ev, bool opens)
 	return create_in(r, &dir, ev, ev->name, opens);
 }
 
+/*
+ * The node a name not shown to the client names, if the host says which
+ * object it was: a file the client holds under another name (a hard
+ * link). The kernel forgets names it does not use, and can then look
+ * the file up again by one name only; its removal through the mount
+ * must still remove a link of that file, for its watchers' ATTRIB. Only
+ * while the file lives on: the gate then answers with its attributes,
+ * never with a stand-in's, whose file type could differ.
+ */
+static uint64_t unshown_node(struct replay *r, const struct rn_id *obj,
+			     bool isdir)
+{
+	struct replay_node known;
+	struct stat st;
+
+	if (isdir || !replay_known_node(r, obj, &known) ||
+	    fs_node_stat(r->fs, known.id, &st))
+		return 0;
+	return known.id;
+}
+
 static int delete_in(struct replay *r, const struct replay_node *dir,
 		     const struct rn_event *ev, const char *name)
 {
@@ -184,6 +205,8 @@ static int delete_in(struct replay *r, const struct replay_node *dir,
 	 */
 	if (replay_shown_node(r, dir->id, name, &shown))
 		replay_writer_close(r, shown.id);
+	else
+		e.name_node = unshown_node(r, &ev->obj, ev->isdir);
 	dfd = replay_dir_open(r, dir);
 	if (dfd < 0)
 		return dfd;
@@ -233,15 +256,20 @@ static int rename_between(struct replay *r, const struct replay_node *from,
 	if (has_src)
 		replay_writer_close(r, src.id);
 	/*
-	 * The target keeps the entry the client was shown (an overwrite), or
-	 * answers ENOENT; if it already shows the moved object itself, the
-	 * kernel would see a rename onto itself and say nothing.
+	 * The target keeps the entry the client was shown (an overwrite),
+	 * else names the file the host says the move replaced, or answers
+	 * ENOENT; if it already shows the moved object itself, the kernel
+	 * would see a rename onto itself and say nothing.
 	 */
 	e.newname_lookup_err = ENOENT;
 	if (replay_shown_node(r, to->id, ev->name2, &dst)) {
 		if (has_src && dst.id == src.id)
 			replay_inval_entry(r, to->id, ev->name2);
 		else
+			e.newname_lookup_err = 0;
+	} else {
+		e.newname_node = unshown_node(r, &ev->replaced, ev->isdir);
+		if (e.newname_node)
 			e.newname_lookup_err = 0;
 	}
 	sfd = replay_dir_open(r, from);
