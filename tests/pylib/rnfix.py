@@ -143,6 +143,14 @@ def read_expected(ino, expect, seen, skip=lambda e: False,
     return came()
 
 
+def drop_dentries():
+    """The kernel drops unused dentries and inodes, machine-wide (the
+    suite runs as root): names a client no longer holds, files it
+    forgets."""
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("2")
+
+
 def wait_until(cond, timeout, step=0.01):
     """Polls cond() until it is true or timeout seconds passed."""
     end = time.monotonic() + timeout

@@ -125,12 +125,6 @@ def reopen_read(m, rel):
         os.close(fd)
 
 
-def file_event(m, rel, mask):
-    d, name = os.path.split(rel)
-    key = (os.fsencode(m.mpath(d)), os.fsencode(name))
-    return lambda e: (e[0], e[3]) == key and e[1] & mask
-
-
 def pages_round(m, ino, rnd, i, held, stale):
     """The content of a/pg through the mount, read through the held open
     and a new one; then rewritten or truncated on BACKING."""
@@ -150,7 +144,7 @@ def pages_round(m, ino, rnd, i, held, stale):
         with open(m.bpath(rel), "r+b") as f:
             f.write(os.urandom(len(before)))
         mask = IN_CLOSE_WRITE
-    if not ino.wait_for(file_event(m, rel, mask), co.EVENT_WAIT):
+    if not ino.wait_for(name_event(m, rel, mask), co.EVENT_WAIT):
         stale.append(f"round {i}: no event")
         return
     want = open(m.bpath(rel), "rb").read()
@@ -162,7 +156,7 @@ def pages_round(m, ino, rnd, i, held, stale):
         ino.read(0)	# the CLOSE_WRITE of our own open
         with open(m.bpath(rel), "ab") as f:
             f.write(os.urandom(PAGE_SIZE - len(want)))
-        ino.wait_for(file_event(m, rel, IN_CLOSE_WRITE), co.EVENT_WAIT)
+        ino.wait_for(name_event(m, rel, IN_CLOSE_WRITE), co.EVENT_WAIT)
 
 
 def listing_round(m, ino, rnd, i, stale):
@@ -204,12 +198,6 @@ def listing_round(m, ino, rnd, i, stale):
                          f"{sorted(set(b) - set(a))} more")
 
 
-def drop_dentries():
-    """Unused dentries go (a name the client no longer holds)."""
-    with open("/proc/sys/vm/drop_caches", "w") as f:
-        f.write("2")
-
-
 REMOVALS = ("rmdir", "rename_dir", "unlink", "write_unlink")
 BACKLOG = 200
 
@@ -230,7 +218,7 @@ def removal_round(m, ino, i, stale):
     if not ino.wait_for(name_event(m, rel, IN_CREATE), co.EVENT_WAIT):
         stale.append(f"{how} {rel}: no CREATE")
         return False
-    drop_dentries()
+    rnfix.drop_dentries()
     with m.paused():
         for k in range(BACKLOG):
             os.mknod(m.bpath(f"backlog/r{i}.{k}"))

@@ -72,11 +72,6 @@ CASES = [
 ]
 
 
-def drop_caches():
-    with open("/proc/sys/vm/drop_caches", "w") as f:
-        f.write("2")
-
-
 def server_holds(m, path):
     """Does the server hold an fd on the backing object at path?"""
     return path in rnfix.fd_targets(m.proc.pid)
@@ -117,7 +112,7 @@ def create(chk, m, ino, name, forget):
     if forget:
         gone = False
         for _ in range(3):	# again only if something still held it
-            drop_caches()
+            rnfix.drop_dentries()
             gone = rnfix.wait_until(lambda: not server_holds(m, f), BOUND)
             if gone:
                 break

@@ -116,11 +116,6 @@ def limit_hit(chk, m):
     return base
 
 
-def drop_caches():
-    with open("/proc/sys/vm/drop_caches", "w") as f:
-        f.write("2")
-
-
 def set_limit(pid, soft):
     """The soft limit only: raising a hard one needs CAP_SYS_RESOURCE."""
     subprocess.run(["prlimit", "--pid", str(pid), f"--as={soft}:"],
@@ -132,7 +127,7 @@ def forget_all(chk, m, base):
     pid = m.proc.pid
     ok = False
     for _ in range(2):	# a second drop only if some were held
-        drop_caches()
+        rnfix.drop_dentries()
         ok = rnfix.wait_until(lambda: status(pid)["fds"] <= base["fds"] + 4,
                               10, 0.2)
         if ok:
